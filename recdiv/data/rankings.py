@@ -1,0 +1,188 @@
+"""`Rankings`: top-k lists for many users as (users, items, scores) arrays, best first, -1 padded."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from recdiv.data.vocab import Vocab
+
+PAD = -1
+
+
+def top_k(
+    scores: np.ndarray,
+    k: int,
+    tiebreak: np.ndarray | None = None,
+    *,
+    chunk: int = 4096,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Indices and values of the k best columns of every row of `scores` (n × m), best first.
+
+    Ties are broken by `tiebreak` (length m; larger wins), default: larger column index wins.
+    Pass `Vocab.string_rank` to get the tie rule of METRICS.md §0.5 (score descending, then external
+    id in descending string order). Entries equal to -inf (or NaN) are never returned: such slots are
+    padded with -1 and NaN.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    n, m = scores.shape
+    k = min(k, m)
+    tb = np.arange(m) if tiebreak is None else np.asarray(tiebreak)
+    out_i = np.full((n, k), PAD, dtype=np.int64)
+    out_s = np.full((n, k), np.nan)
+    if k == 0:
+        return out_i, out_s
+    for lo in range(0, n, chunk):
+        s = scores[lo : lo + chunk]
+        s = np.where(np.isnan(s), -np.inf, s)
+        kth = -np.partition(-s, k - 1, axis=1)[:, k - 1]  # k-th largest value per row
+        rows, cols = np.nonzero((s >= kth[:, None]) & np.isfinite(s))
+        vals = s[rows, cols]
+        order = np.lexsort((-tb[cols], -vals, rows))
+        rows, cols, vals = rows[order], cols[order], vals[order]
+        starts = np.searchsorted(rows, np.arange(len(s)))
+        pos = np.arange(len(rows)) - starts[rows]
+        keep = pos < k
+        out_i[lo + rows[keep], pos[keep]] = cols[keep]
+        out_s[lo + rows[keep], pos[keep]] = vals[keep]
+    return out_i, out_s
+
+
+@dataclass(frozen=True, eq=False)
+class Rankings:
+    """Ranked lists for n users.
+
+    users: (n,) dense user indices (unique); items: (n, k) dense item indices, best first, -1 padding at the
+    end of short rows; scores: (n, k) float, NaN at padding. Vocabularies map to external ids.
+    """
+
+    users: np.ndarray
+    items: np.ndarray
+    scores: np.ndarray
+    user_vocab: Vocab
+    item_vocab: Vocab
+
+    def __post_init__(self):
+        if self.items.ndim != 2 or self.items.shape != self.scores.shape or len(self.users) != len(self.items):
+            raise ValueError("Rankings needs users (n,), items (n, k) and scores (n, k)")
+        if len(np.unique(self.users)) != len(self.users):
+            raise ValueError("Rankings has a user twice")
+
+    # basic views ---------------------------------------------------------------------------------
+    @property
+    def k(self) -> int:
+        return self.items.shape[1]
+
+    def __len__(self) -> int:
+        return len(self.users)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return (self.items != PAD).sum(axis=1)
+
+    @property
+    def valid(self) -> np.ndarray:
+        """Boolean (n, k) mask of non-padding positions."""
+        return self.items != PAD
+
+    def truncate(self, k: int) -> Rankings:
+        return Rankings(self.users, self.items[:, :k], self.scores[:, :k], self.user_vocab, self.item_vocab)
+
+    def for_users(self, users: np.ndarray) -> Rankings:
+        """Rows for the given dense user indices, in that order; users without a list get an empty row."""
+        users = np.asarray(users, dtype=np.int64)
+        pos = np.full(max(len(self.user_vocab), 1), -1, dtype=np.int64)
+        pos[self.users] = np.arange(len(self.users))
+        src = pos[users]
+        has = src >= 0
+        items = np.full((len(users), self.k), PAD, dtype=np.int64)
+        scores = np.full((len(users), self.k), np.nan)
+        items[has] = self.items[src[has]]
+        scores[has] = self.scores[src[has]]
+        return Rankings(users, items, scores, self.user_vocab, self.item_vocab)
+
+    def check(self) -> Rankings:
+        """Validate: items in range, padding only at row ends, no item twice in a row. Returns self."""
+        it = self.items
+        if ((it < PAD) | (it >= len(self.item_vocab))).any():
+            raise ValueError("Rankings has item indices out of range")
+        v = it != PAD
+        if (v[:, 1:] & ~v[:, :-1]).any():
+            raise ValueError("Rankings has padding before an item")
+        s = np.sort(np.where(v, it, -np.arange(1, it.shape[1] + 1)), axis=1)
+        dup = (s[:, 1:] == s[:, :-1]).any(axis=1)
+        if dup.any():
+            u = self.user_vocab.id_of(self.users[np.flatnonzero(dup)[0]])
+            raise ValueError(f"user {u!r} has the same item twice in its ranking")
+        return self
+
+    def to_csr(self, values: str = "rank") -> sp.csr_matrix:
+        """users(vocab) × items CSR holding the 1-based rank (or the score) of every ranked item."""
+        v = self.valid
+        rows = np.repeat(self.users, v.sum(axis=1))
+        cols = self.items[v]
+        data = (np.nonzero(v)[1] + 1.0) if values == "rank" else self.scores[v]
+        return sp.csr_matrix((data, (rows, cols)), shape=(len(self.user_vocab), len(self.item_vocab)))
+
+    # construction --------------------------------------------------------------------------------
+    @classmethod
+    def from_scores(
+        cls,
+        users: np.ndarray,
+        scores: np.ndarray,
+        k: int,
+        user_vocab: Vocab,
+        item_vocab: Vocab,
+        tiebreak: np.ndarray | None = None,
+    ) -> Rankings:
+        """Top-k of a dense users × items score matrix (-inf/NaN = not rankable), tie rule as `top_k`."""
+        items, vals = top_k(scores, k, item_vocab.string_rank if tiebreak is None else tiebreak)
+        return cls(np.asarray(users, dtype=np.int64), items, vals, user_vocab, item_vocab)
+
+    @classmethod
+    def from_frame(
+        cls, frame: pd.DataFrame, user_vocab: Vocab, item_vocab: Vocab, *, order: str = "score"
+    ) -> Rankings:
+        """From columns user, item, score[, rank] (external ids).
+
+        order="score": score descending, ties by external item id in descending string order (trec_eval,
+        METRICS.md §0.5); order="rank": by the rank column (ndeval's default).
+        """
+        u = user_vocab.lookup(frame["user"].to_numpy())
+        i = item_vocab.lookup(frame["item"].to_numpy())
+        s = frame["score"].to_numpy(np.float64) if "score" in frame else -frame["rank"].to_numpy(np.float64)
+        if order == "rank":
+            key = (frame["rank"].to_numpy(np.float64), u)
+        else:
+            key = (-item_vocab.string_rank[i], -s, u)
+        o = np.lexsort(key)
+        u, i, s = u[o], i[o], s[o]
+        users, starts, counts = np.unique(u, return_index=True, return_counts=True)
+        k = int(counts.max()) if len(counts) else 0
+        pos = np.arange(len(u)) - np.repeat(starts, counts)
+        row = np.repeat(np.arange(len(users)), counts)
+        items = np.full((len(users), k), PAD, dtype=np.int64)
+        scores = np.full((len(users), k), np.nan)
+        items[row, pos] = i
+        scores[row, pos] = s
+        return cls(users, items, scores, user_vocab, item_vocab).check()
+
+    def to_frame(self, external: bool = True) -> pd.DataFrame:
+        """Columns user, item, score, rank (1-based), one row per ranked item, in ranking order."""
+        v = self.valid
+        rows = np.repeat(self.users, v.sum(axis=1))
+        items = self.items[v]
+        return pd.DataFrame(
+            {
+                "user": self.user_vocab.id_of(rows) if external else rows,
+                "item": self.item_vocab.id_of(items) if external else items,
+                "score": self.scores[v],
+                "rank": np.nonzero(v)[1] + 1,
+            }
+        )
+
+    def __repr__(self) -> str:
+        return f"Rankings({len(self)} users, k={self.k})"
