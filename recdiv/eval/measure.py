@@ -124,6 +124,11 @@ class Measure:
         """System value from per-user values (the mean over the evaluated users)."""
         return float(np.mean(values)) if len(values) else 0.0
 
+    def value(self, rankings: Rankings, qrels: Qrels, context: EvalContext | None = None) -> float:
+        """The system-level value. Per-user measures: the mean of `per_user`. System-level measures
+        (SYSTEM_LEVEL = True: aggregate diversity, Gini, ...) override this and have no per-user values."""
+        return self.aggregate(self.per_user(rankings, qrels, context))
+
 
 def _fmt(v) -> str:
     if isinstance(v, bool):
