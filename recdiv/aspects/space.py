@@ -100,6 +100,8 @@ class AspectSpace:
             raise ValueError(f"unknown user weighting {weighting!r}")
         mass = np.asarray(mass.todense(), dtype=np.float64)
         total = mass.sum(axis=1, keepdims=True)
+        if weighting == "fractional":  # Steck: divide by |P_u| (items without aspects count), not by the mass
+            total = np.where(total > 0, np.diff(prof.indptr)[:, None].astype(np.float64), 0.0)
         uniform = np.full(self.n_aspects, 1.0 / max(self.n_aspects, 1))
         return np.where(total > 0, mass / np.where(total > 0, total, 1), uniform)
 

@@ -98,6 +98,8 @@ class Rankings:
         pos[self.users] = np.arange(len(self.users))
         src = pos[users]
         has = src >= 0
+        if has.all():  # fast path: every user has a list (a gather, no masked assignment)
+            return Rankings(users, self.items[src], self.scores[src], self.user_vocab, self.item_vocab)
         items = np.full((len(users), self.k), PAD, dtype=np.int64)
         scores = np.full((len(users), self.k), np.nan)
         items[has] = self.items[src[has]]

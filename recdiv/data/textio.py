@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from recdiv.data._read import Lines
 from recdiv.errors import DataError
 
 
@@ -107,7 +108,7 @@ def read_columns(
             raise DataError(f"{col} must be {'an integer' if kind == 'int' else 'a number'}, got "
                             f"{frame[col].iloc[j]!r}", path, lineno[j])
         frame[col] = conv.astype(np.int64 if kind == "int" else np.float64)
-    frame.attrs["lineno"] = np.asarray(lineno)
+    frame.attrs["lineno"] = Lines(lineno)  # not a bare array: pandas compares attrs when combining frames
     frame.attrs["path"] = str(path)
     return frame
 

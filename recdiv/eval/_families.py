@@ -4,8 +4,11 @@ import importlib
 
 _MODULES = [
     "recdiv.eval.accuracy",
+    "recdiv.eval.rank_correlation",
     "recdiv.eval.novelty_diversity",
+    "recdiv.eval.exposure",
     "recdiv.eval.intent_aware",
+    "recdiv.eval.unified",
     "recdiv.eval.preference",
 ]
 

@@ -90,7 +90,7 @@ class RunView:
     @cached_property
     def rel(self) -> np.ndarray:
         """(n, k) bool: ranked item is relevant (grade ≥ τ)."""
-        return np.nan_to_num(self.grades, nan=-np.inf) >= self.threshold
+        return self.grades >= self.threshold  # NaN (unjudged, padding) compares False
 
     @cached_property
     def n_rel(self) -> np.ndarray:

@@ -1,0 +1,165 @@
+"""The `Recommender` interface: fit on training `Interactions`, then score and rank items for many users at once.
+
+A recommender computes a dense block of scores (users × items) for a batch of users (`_score_block`); the base
+class turns blocks into top-n `Rankings` (excluded items masked, tie rule of METRICS.md §0.5 through `top_k` with
+the item vocabulary's string rank), so every baseline shares one ranking path and one tie rule.
+"""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+from pydantic import BaseModel, ConfigDict
+
+from recdiv.data.interactions import Interactions
+from recdiv.data.rankings import PAD, Rankings, top_k
+
+# Scores are computed in blocks of users; a block holds at most this many (user, item) cells.
+BLOCK_CELLS = 1 << 23
+
+
+class RecommenderConfig(BaseModel):
+    """Base of every recommender's hyperparameters (validated; unknown fields are errors)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class _TrainDefault:
+    def __repr__(self) -> str:
+        return "<train>"
+
+
+TRAIN = _TrainDefault()
+"""Sentinel default of `recommend(exclude=...)`: exclude the user's training items."""
+
+
+def default_threads() -> int:
+    """Threads for native libraries: `RECDIV_THREADS` if set, else the number of usable cores."""
+    env = os.environ.get("RECDIV_THREADS")
+    if env:
+        return max(1, int(env))
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+
+
+class Recommender(ABC):
+    """A recommender: `fit(train) -> self`, `recommend(users, n, exclude=train) -> Rankings`, `score(users, items)`.
+
+    Subclasses define `Config` (a `RecommenderConfig`), `_fit(train)` and `_score_block(users)` returning a dense
+    (len(users) × n_items) float array where NaN means "cannot score this item for this user". Users that the model
+    cannot score at all (by default: users with no training data) get an empty ranking row (all -1) and NaN scores.
+    """
+
+    name: ClassVar[str] = ""
+    Config: ClassVar[type[RecommenderConfig]] = RecommenderConfig
+    personalised: ClassVar[bool] = True  # False: every user can be scored (popularity, random, average)
+
+    def __init__(self, config: RecommenderConfig | None = None, **params: Any):
+        if config is not None and params:
+            raise TypeError("pass either a config or keyword parameters, not both")
+        self.config = config if config is not None else self.Config(**params)
+        self.train_: Interactions | None = None
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.config.model_dump().items())
+        return f"{type(self).__name__}({args})"
+
+    # training ------------------------------------------------------------------------------------------
+    def fit(self, train: Interactions, **side: Any) -> Recommender:
+        """Train on `train` (users × items over the dataset's vocabularies); returns self."""
+        self.train_ = train
+        self._fit(train, **side)
+        return self
+
+    @abstractmethod
+    def _fit(self, train: Interactions, **side: Any) -> None: ...
+
+    @abstractmethod
+    def _score_block(self, users: np.ndarray) -> np.ndarray:
+        """Dense scores (len(users) × n_items) for scorable users; NaN = item not scorable for that user."""
+
+    # scoring ------------------------------------------------------------------------------------------
+    @property
+    def n_items(self) -> int:
+        return self._train.n_items
+
+    @property
+    def _train(self) -> Interactions:
+        if self.train_ is None:
+            raise RuntimeError(f"{type(self).__name__} is not fitted: call fit(train) first")
+        return self.train_
+
+    def can_score(self, users: np.ndarray) -> np.ndarray:
+        """Boolean mask: which of the dense user indices the model can score (default: users with training data)."""
+        users = np.asarray(users, dtype=np.int64)
+        if not self.personalised:
+            return np.ones(len(users), dtype=bool)
+        return self._train.user_counts()[users] > 0
+
+    def _blocks(self, users: np.ndarray):
+        size = max(1, BLOCK_CELLS // max(1, self.n_items))
+        for lo in range(0, len(users), size):
+            yield lo, users[lo : lo + size]
+
+    def score(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:
+        """Scores of (user, item) pairs: `items` (m,) aligned with `users` (m,) gives (m,); `items` (m, k) gives
+        (m, k) (a row of candidates per user, -1 = padding). NaN where the model cannot score."""
+        users = np.asarray(users, dtype=np.int64)
+        items = np.asarray(items, dtype=np.int64)
+        flat = items.ndim == 1
+        grid = items[:, None] if flat else items
+        if len(grid) != len(users):
+            raise ValueError("score needs one row of items per user")
+        out = np.full(grid.shape, np.nan)
+        idx = np.flatnonzero(self.can_score(users))
+        for _, rows in self._blocks(idx):
+            uniq, inv = np.unique(users[rows], return_inverse=True)
+            s = self._score_block(uniq)
+            sub = grid[rows]
+            valid = (sub != PAD) & (sub >= 0) & (sub < self.n_items)
+            got = np.take_along_axis(s[inv], np.where(valid, sub, 0), axis=1)
+            out[rows] = np.where(valid, got, np.nan)
+        return out[:, 0] if flat else out
+
+    # ranking ------------------------------------------------------------------------------------------
+    def recommend(self, users: np.ndarray, n: int, exclude: Interactions | _TrainDefault | None = TRAIN) -> Rankings:
+        """Top-`n` items for each user (dense indices), best first, excluding the user's items in `exclude`
+        (default: the training data; `None`: exclude nothing). Ties: score descending, then external item id in
+        descending string order (METRICS.md §0.5). Unscorable users get an empty row."""
+        train = self._train
+        users = np.asarray(users, dtype=np.int64)
+        if n < 0:
+            raise ValueError("n must be >= 0")
+        excl = train if exclude is TRAIN else exclude
+        if excl is not None and excl.n_items != train.n_items:
+            raise ValueError("exclude must share the training item vocabulary")
+        k = min(n, train.n_items)
+        items = np.full((len(users), k), PAD, dtype=np.int64)
+        scores = np.full((len(users), k), np.nan)
+        idx = np.flatnonzero(self.can_score(users))
+        tiebreak = train.items.string_rank
+        for lo, block in self._blocks(users[idx]):
+            s = np.array(self._score_block(block), dtype=np.float64)
+            if excl is not None:
+                mask_excluded(s, excl.matrix, block)
+            it, sc = top_k(s, k, tiebreak)
+            items[idx[lo : lo + len(block)]] = it
+            scores[idx[lo : lo + len(block)]] = sc
+        return Rankings(users, items, scores, train.users, train.items)
+
+
+def mask_excluded(scores: np.ndarray, matrix: sp.csr_matrix, users: np.ndarray) -> None:
+    """Set scores[r, j] = -inf for every stored (users[r], j) of `matrix` (in place)."""
+    sub = matrix[users]
+    rows = np.repeat(np.arange(len(users)), np.diff(sub.indptr))
+    scores[rows, sub.indices] = -np.inf
+
+
+def binary(matrix: sp.csr_matrix) -> sp.csr_matrix:
+    """The same sparsity pattern with all stored values 1 (float64)."""
+    m = matrix.copy().astype(np.float64)
+    m.data = np.ones_like(m.data)
+    return m

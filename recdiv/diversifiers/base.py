@@ -1,0 +1,221 @@
+"""The reranker interface: `Reranker.rerank(candidates, k, context) -> Rankings` (METRICS.md §E.0).
+
+A reranker turns every user's top-N candidate list (a `Rankings`, best first) into a top-k list made of a subset of
+those candidates. What it needs besides the candidates lives in a `RerankContext`: training interactions (profiles,
+popularity), the aspect space, the item similarity, novelty arrays and a seed. The context caches what several
+rerankers share (user aspect distributions, novelty arrays), so one context can serve a whole experiment.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import ClassVar
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from recdiv.aspects.similarity import ItemSimilarity, SetCosine
+from recdiv.aspects.space import AspectSpace
+from recdiv.data.interactions import Interactions
+from recdiv.data.rankings import PAD, Rankings
+from recdiv.data.vocab import Vocab
+from recdiv.errors import ConfigError, DataError
+
+
+class RerankerConfig(BaseModel):
+    """Base of every reranker configuration: unknown keys are errors; `lambda` may be written as is."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+
+
+@dataclass(eq=False)
+class RerankContext:
+    """What rerankers need besides the candidates; every item-indexed array uses the vocabulary `items`.
+
+    train: training interactions (profiles for p(a|u), popularity for novelty); aspects: items × aspects;
+    similarity: item similarity (default set cosine over `aspects`); novelty: optional precomputed item novelty
+    arrays by name ("IUF", "PC", "FD"); seed: for randomised rerankers.
+    """
+
+    train: Interactions | None = None
+    aspects: AspectSpace | None = None
+    similarity: ItemSimilarity | None = None
+    novelty: dict[str, np.ndarray] = field(default_factory=dict)
+    seed: int = 0
+    threads: int = 2  # user blocks reranked in parallel threads
+    _user_dist: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        if self.train is not None and self.aspects is not None and self.train.items != self.aspects.items:
+            raise ValueError("training data and aspect space use different item vocabularies")
+
+    @property
+    def items(self) -> Vocab | None:
+        if self.aspects is not None:
+            return self.aspects.items
+        return None if self.train is None else self.train.items
+
+    def require_aspects(self, who: str) -> AspectSpace:
+        if self.aspects is None:
+            raise ConfigError(f"{who} needs an aspect space (RerankContext.aspects)")
+        return self.aspects
+
+    def item_similarity(self) -> ItemSimilarity:
+        """The configured similarity, else set cosine over the aspect space (METRICS.md §E.11)."""
+        if self.similarity is None:
+            self.similarity = SetCosine(self.require_aspects("this reranker"))
+        return self.similarity
+
+    def user_distribution(self, weighting: str = "count") -> np.ndarray:
+        """p(a|u) for every training user (cached per weighting), METRICS.md §E.11."""
+        if weighting not in self._user_dist:
+            if self.train is None:
+                raise ConfigError("user aspect distributions need training data (RerankContext.train)")
+            self._user_dist[weighting] = self.require_aspects("p(a|u)").user_distribution(self.train, weighting)
+        return self._user_dist[weighting]
+
+    def item_novelty(self, kind: str) -> np.ndarray:
+        """Item novelty nov_PC / nov_IUF / nov_FD from the training data (METRICS.md §B.5), cached."""
+        if kind not in self.novelty:
+            if self.train is None:
+                raise ConfigError("item novelty needs training data (RerankContext.train)")
+            from recdiv.diversifiers.novelty import item_novelty
+
+            self.novelty[kind] = item_novelty(self.train, kind)
+        return self.novelty[kind]
+
+
+@dataclass(eq=False)
+class CandidateBlock:
+    """Candidates of a block of users, in the context's item indices.
+
+    items (n, N) int (−1 padding), scores (n, N) float (NaN at padding), valid (n, N) bool, users (n,) row of each
+    user in the training data (−1 = unknown user).
+    """
+
+    items: np.ndarray
+    scores: np.ndarray
+    valid: np.ndarray
+    users: np.ndarray
+    context: RerankContext
+    ids: np.ndarray | None = None  # the candidates' own dense user indices
+    cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def n(self) -> int:
+        return self.items.shape[0]
+
+    @property
+    def N(self) -> int:
+        return self.items.shape[1]
+
+    @cached_property
+    def lengths(self) -> np.ndarray:
+        return self.valid.sum(axis=1)
+
+    def user_distribution(self, weighting: str = "count") -> np.ndarray:
+        """p(a|u) rows of the block's users; unknown users get the uniform distribution."""
+        dist = self.context.user_distribution(weighting)
+        out = np.full((self.n, dist.shape[1]), 1.0 / max(dist.shape[1], 1))
+        known = self.users >= 0
+        out[known] = dist[self.users[known]]
+        return out
+
+    @cached_property
+    def has_profile(self) -> np.ndarray:
+        """(n,) True where the user has at least one training interaction."""
+        train = self.context.train
+        if train is None:
+            return np.zeros(self.n, dtype=bool)
+        counts = train.user_counts()
+        return (self.users >= 0) & (counts[np.maximum(self.users, 0)] > 0)
+
+
+class Reranker(ABC):
+    """Reranks every user's candidates into a top-k list: `rerank(candidates, k, context) -> Rankings`.
+
+    Subclasses set `NAME`, `Config` (a `RerankerConfig`) and implement `_rerank_block`, which returns, for a block
+    of users, the chosen candidate *positions* (n, k) with −1 padding. Output scores are k, k−1, …, 1 (rank order,
+    so that the list survives a round trip through a TREC run file sorted by score).
+    """
+
+    NAME: ClassVar[str] = ""
+    Config: ClassVar[type[RerankerConfig]] = RerankerConfig
+    BLOCK_USERS: ClassVar[int] = 512  # users per block: keeps the per-step (users × N) arrays in cache
+
+    def __init__(self, config: RerankerConfig | None = None, **params):
+        if config is not None and params:
+            raise TypeError("give either a config or keyword parameters")
+        self.config = config if config is not None else self.Config(**params)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.config.model_dump(by_alias=True).items())
+        return f"{self.NAME}({args})"
+
+    def rerank(self, candidates: Rankings, k: int, context: RerankContext | None = None) -> Rankings:
+        context = context if context is not None else RerankContext()
+        if k < 0:
+            raise ValueError("k must be non-negative")
+        items = _map_items(candidates, context)
+        users = _map_users(candidates, context)
+        scores = np.where(items >= 0, candidates.scores, np.nan).astype(np.float64)
+        kk = min(k, items.shape[1])
+        pos = np.full((len(items), kk), PAD, dtype=np.int64)
+        step = max(1, self.BLOCK_USERS)
+
+        def run(lo: int) -> None:
+            sl = slice(lo, lo + step)
+            block = CandidateBlock(items[sl], scores[sl], items[sl] >= 0, users[sl], context,
+                                   ids=np.asarray(candidates.users[sl]))
+            pos[sl] = self._rerank_block(block, kk)
+
+        starts = range(0, len(items), step) if kk > 0 else range(0)
+        if context.threads > 1 and len(starts) > 1:
+            with ThreadPoolExecutor(context.threads) as pool:  # NumPy releases the GIL inside array operations
+                list(pool.map(run, starts))
+        else:
+            for lo in starts:
+                run(lo)
+        return _positions_to_rankings(candidates, pos)
+
+    @abstractmethod
+    def _rerank_block(self, block: CandidateBlock, k: int) -> np.ndarray:
+        """Chosen candidate positions (n, k), −1 where a user has fewer than k candidates."""
+
+
+def _map_items(candidates: Rankings, context: RerankContext) -> np.ndarray:
+    items = np.asarray(candidates.items, dtype=np.int64)
+    vocab = context.items
+    if vocab is None or vocab is candidates.item_vocab or vocab == candidates.item_vocab:
+        return items.copy()
+    valid = items >= 0
+    ext = candidates.item_vocab.id_of(items[valid])
+    idx = vocab.lookup(ext, missing="-1")
+    if (idx < 0).any():
+        raise DataError(f"candidate item {ext[idx < 0][0]!r} is not in the aspect space / training data")
+    out = np.full(items.shape, PAD, dtype=np.int64)
+    out[valid] = idx
+    return out
+
+
+def _map_users(candidates: Rankings, context: RerankContext) -> np.ndarray:
+    users = np.asarray(candidates.users, dtype=np.int64)
+    if context.train is None:
+        return np.full(len(users), -1, dtype=np.int64)
+    vocab = context.train.users
+    if vocab is candidates.user_vocab or vocab == candidates.user_vocab:
+        return users.copy()
+    return vocab.lookup(candidates.user_vocab.id_of(users), missing="-1")
+
+
+def _positions_to_rankings(candidates: Rankings, pos: np.ndarray) -> Rankings:
+    chosen = pos >= 0
+    rows = np.arange(len(pos))[:, None]
+    items = np.where(chosen, candidates.items[rows, np.maximum(pos, 0)], PAD)
+    k = pos.shape[1]
+    scores = np.where(chosen, np.arange(k, 0, -1, dtype=np.float64)[None, :], np.nan)
+    return Rankings(np.asarray(candidates.users, dtype=np.int64).copy(), items, scores,
+                    candidates.user_vocab, candidates.item_vocab)

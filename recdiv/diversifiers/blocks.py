@@ -1,0 +1,230 @@
+"""Per-block candidate structures that make one greedy step cost O(users × N × aspects-per-item).
+
+`BlockSparse` stacks the (sparse) feature rows of every user's candidates into one block-diagonal CSR
+(n·N) × (n·F): `dot(w)` gives Σ_a X[c, a]·w[u, a] for all users and candidates with one sparse mat-vec, `rows(pos)`
+the feature rows of the picked candidates. Aspect-based objectives (IA-Select, xQuAD, PM-2, calibration) and
+feature-based similarity slices (MMR, Ziegler, DPP) are both built on it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+import numpy as np
+import scipy.sparse as sp
+
+from recdiv.aspects.similarity import ItemSimilarity, Jaccard, SetCosine, _FeatureSimilarity
+
+
+class BlockSparse:
+    """Block-diagonal CSR whose row u·N + c holds the feature row of candidate c of user u (zeros at padding)."""
+
+    def __init__(self, features: sp.csr_matrix, items: np.ndarray, values: np.ndarray | None = None,
+                 columns: np.ndarray | None = None, width: int | None = None):
+        """`values`/`columns` (aligned with the gathered non-zeros) override data and per-user column indices."""
+        features = sp.csr_matrix(features)
+        n, N = items.shape
+        F = width if width is not None else features.shape[1]
+        flat = items.ravel()
+        safe = np.where(flat >= 0, flat, 0)
+        counts = np.where(flat >= 0, np.diff(features.indptr)[safe], 0)
+        indptr = np.zeros(n * N + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        total = int(indptr[-1])
+        src = np.repeat(features.indptr[safe] - indptr[:-1], counts) + np.arange(total)
+        self.row_of = np.repeat(np.arange(n * N), counts)  # (u, c) row of every non-zero
+        self.aspect = features.indices[src].astype(np.int64)  # aspect of every non-zero
+        cols = self.aspect if columns is None else columns
+        data = features.data[src] if values is None else values
+        idx_t = np.int32 if max(n * F, total) < 2**31 - 1 else np.int64
+        self.matrix = sp.csr_matrix(
+            (np.asarray(data, dtype=np.float64), (cols + (self.row_of // N) * F).astype(idx_t), indptr.astype(idx_t)),
+            shape=(n * N, n * F),
+        )
+        self.n, self.N, self.F = n, N, F
+        self._slots = None
+
+    def with_values(self, data: np.ndarray, columns: np.ndarray | None = None, width: int | None = None) -> BlockSparse:
+        """Same non-zero pattern with new values (and optionally remapped columns / width)."""
+        out = object.__new__(BlockSparse)
+        out.row_of, out.aspect, out.n, out.N = self.row_of, self.aspect, self.n, self.N
+        out.F = self.F if width is None else width
+        out._slots = None
+        if columns is None and width is None:
+            out.matrix = sp.csr_matrix((np.asarray(data, np.float64), self.matrix.indices, self.matrix.indptr),
+                                       shape=self.matrix.shape)
+        else:
+            cols = self.aspect if columns is None else columns
+            idx = (cols + (self.row_of // self.N) * out.F).astype(self.matrix.indices.dtype)
+            out.matrix = sp.csr_matrix((np.asarray(data, np.float64), idx, self.matrix.indptr),
+                                       shape=(self.n * self.N, self.n * out.F))
+        return out
+
+    @property
+    def data(self) -> np.ndarray:
+        return self.matrix.data
+
+    def user_of_nz(self) -> np.ndarray:
+        return self.row_of // self.N
+
+    def _build_slots(self) -> list:
+        """ELL layout: slot l holds the l-th non-zero of every row that has one (dense when most rows do)."""
+        ip = self.matrix.indptr
+        counts = np.diff(ip)
+        j_in_row = np.arange(self.matrix.nnz) - np.repeat(ip[:-1], counts)
+        slots = []
+        order = np.argsort(j_in_row, kind="stable")
+        bounds = np.searchsorted(j_in_row[order], np.arange(int(counts.max(initial=0)) + 1))
+        dummy = self.n * self.F  # index of an appended zero
+        for lo, hi in itertools.pairwise(bounds):
+            nz = order[lo:hi]
+            rows = self.row_of[nz]
+            cols = self.matrix.indices[nz].astype(np.intp)
+            vals = self.matrix.data[nz]
+            if 2 * len(nz) >= self.n * self.N:  # dense slot: every row, zero value where absent
+                c = np.full(self.n * self.N, dummy, dtype=np.intp)
+                v = np.zeros(self.n * self.N)
+                c[rows], v[rows] = cols, vals
+                slots.append((None, c, v))
+            else:
+                slots.append((rows, cols, vals))
+        return slots
+
+    def dot(self, w: np.ndarray) -> np.ndarray:
+        """(n, N) with entry Σ_a X[c_uc, a]·w[u, a]; w is (n, F). One gather per aspect slot (ELL layout)."""
+        if self._slots is None:
+            self._slots = self._build_slots()
+        wf = np.empty(self.n * self.F + 1)
+        wf[:-1] = np.asarray(w, dtype=np.float64).ravel()
+        wf[-1] = 0.0
+        out = np.zeros(self.n * self.N)
+        for rows, cols, vals in self._slots:
+            if rows is None:
+                out += vals * wf[cols]
+            else:
+                out[rows] += vals * wf[cols]
+        return out.reshape(self.n, self.N)
+
+    def column_sums(self, weights: np.ndarray) -> np.ndarray:
+        """(n, F) with entry Σ_c X[c_uc, a]·weights[u, c]."""
+        return (self.matrix.T @ np.nan_to_num(weights, nan=0.0).ravel()).reshape(self.n, self.F)
+
+    def rows(self, pos: np.ndarray) -> np.ndarray:
+        """Dense (n, F) feature rows of the candidates at positions `pos` (−1 ⇒ zeros)."""
+        pos = np.asarray(pos)
+        out = np.zeros(self.n * self.F)
+        ok = pos >= 0
+        r = (np.arange(self.n) * self.N + np.where(ok, pos, 0))[ok]
+        ip = self.matrix.indptr
+        starts, counts = ip[r], ip[r + 1] - ip[r]
+        total = int(counts.sum())
+        idx = np.repeat(starts - np.concatenate(([0], np.cumsum(counts)[:-1])), counts) + np.arange(total)
+        out[self.matrix.indices[idx]] = self.matrix.data[idx]
+        return out.reshape(self.n, self.F)
+
+
+SimSlicer = Callable[[np.ndarray], np.ndarray]
+
+
+def similarity_slicer(sim: ItemSimilarity, items: np.ndarray) -> tuple[SimSlicer, np.ndarray]:
+    """(slice, defined): slice(pos) = sim(c_{u,pos_u}, c_{u,·}) as (n, N), NaN where undefined; defined (n, N) is
+    True where the candidate has features (sim with itself defined).
+
+    Feature-based similarities (set cosine, Jaccard, latent cosine) use one sparse mat-vec per slice; any other
+    `ItemSimilarity` falls back to its `sim` method.
+    """
+    n, N = items.shape
+    rows = np.arange(n)
+    if isinstance(sim, (SetCosine, Jaccard)) and sim.features.shape[1] <= 63 and _binary(sim):
+        return _bitmask_slicer(sim, items)
+    if isinstance(sim, _FeatureSimilarity):
+        block = BlockSparse(sp.csr_matrix(sim.features), items)
+        nrm = np.where(items >= 0, sim._norm[np.maximum(items, 0)], 0.0)
+        defined = nrm > 0
+
+        def slice_(pos: np.ndarray) -> np.ndarray:
+            p = np.maximum(pos, 0)
+            dot = block.dot(block.rows(pos))
+            na = nrm[rows, p][:, None]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                s = sim._combine(dot, na, nrm)
+            return np.where(defined & (na > 0) & (pos >= 0)[:, None], s, np.nan)
+
+        return slice_, defined
+
+    diag = sim.sim(items.reshape(-1, 1), items.reshape(-1, 1)).reshape(n, N)
+    defined = ~np.isnan(diag) & (items >= 0)
+
+    def generic(pos: np.ndarray) -> np.ndarray:
+        picked = items[rows, np.maximum(pos, 0)]
+        picked = np.where(pos >= 0, picked, -1)
+        return sim.sim(picked[:, None], items)[:, 0, :]
+
+    return generic, defined
+
+
+def _binary(sim: _FeatureSimilarity) -> bool:
+    if "_binary" not in sim.__dict__:
+        f = sim.features
+        sim.__dict__["_binary"] = bool(((f == 0) | (f == 1)).all())
+    return sim.__dict__["_binary"]
+
+
+def _bitmask_slicer(sim: _FeatureSimilarity, items: np.ndarray) -> tuple[SimSlicer, np.ndarray]:
+    """0/1 features with ≤ 63 columns: |A(i) ∩ A(j)| = popcount(mask_i & mask_j), a few (n, N) operations."""
+    if "_masks" not in sim.__dict__:
+        bits = np.left_shift(np.int64(1), np.arange(sim.features.shape[1], dtype=np.int64))
+        sim.__dict__["_masks"] = (sim.features.astype(np.int64) * bits).sum(axis=1)
+    masks = sim.__dict__["_masks"]
+    n = items.shape[0]
+    rows = np.arange(n)
+    safe = np.maximum(items, 0)
+    m_c = np.where(items >= 0, masks[safe], 0)
+    size_c = np.where(items >= 0, sim._norm[safe], 0.0)  # |A(c)|
+    defined = size_c > 0
+    cosine = isinstance(sim, SetCosine)
+    with np.errstate(divide="ignore"):
+        inv_c = np.where(defined, 1.0 / np.sqrt(size_c), np.nan)
+
+    def slice_(pos: np.ndarray) -> np.ndarray:
+        p = np.maximum(pos, 0)
+        ok = (pos >= 0) & defined[rows, p]
+        inter = np.bitwise_count(m_c & m_c[rows, p][:, None])
+        if cosine:
+            return inter * inv_c * np.where(ok, inv_c[rows, p], np.nan)[:, None]
+        sp_ = np.where(ok, size_c[rows, p], np.nan)[:, None]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(defined, inter / (size_c + sp_ - inter), np.nan)
+
+    return slice_, defined
+
+
+def aspect_indicator(block) -> BlockSparse:
+    """0/1 block of A(c) for the candidates of a `CandidateBlock` (cached on the block)."""
+    if "aspect_indicator" not in block.cache:
+        space = block.context.require_aspects("this reranker")
+        block.cache["aspect_indicator"] = BlockSparse(space.indicator, block.items)
+    return block.cache["aspect_indicator"]
+
+
+def item_aspect_distribution(block) -> BlockSparse:
+    """p(a|c) = [a ∈ A(c)]/|A(c)| (METRICS.md §E.11) on the candidates' aspect pattern."""
+    ind = aspect_indicator(block)
+    per_row = np.diff(ind.matrix.indptr)
+    return ind.with_values(1.0 / np.repeat(np.maximum(per_row, 1), per_row))
+
+
+def aspect_probabilities(block, nonneg_scores: np.ndarray) -> BlockSparse:
+    """P(c|u,a) = s⁺(c)·[a∈A(c)] / Σ_{j∈C: a∈A(j)} s⁺(j), uniform over the candidates with a when that sum is 0
+    (METRICS.md §E.4; RankSys `ScoresAspectModel`)."""
+    ind = aspect_indicator(block)
+    s = np.nan_to_num(nonneg_scores, nan=0.0)
+    z = ind.column_sums(s).ravel()
+    cnt = ind.column_sums(block.valid.astype(np.float64)).ravel()
+    col = ind.matrix.indices.astype(np.int64)
+    sv = s.ravel()[ind.row_of]
+    zc = z[col]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        vals = np.where(zc > 0, sv / np.where(zc > 0, zc, 1.0), 1.0 / np.maximum(cnt[col], 1.0))
+    return ind.with_values(vals)

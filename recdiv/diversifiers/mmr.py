@@ -1,0 +1,78 @@
+"""MMR — maximal marginal relevance (Carbonell & Goldstein 1998; Vargas 2012 thesis §3.4; METRICS.md §E.1)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from pydantic import Field
+
+from recdiv.aspects.similarity import Jaccard, SetCosine
+from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
+from recdiv.diversifiers.blocks import similarity_slicer
+from recdiv.diversifiers.greedy import GreedyReranker
+from recdiv.diversifiers.normalize import normalize, zscore
+
+
+class MMRConfig(RerankerConfig):
+    lambda_: float = Field(0.5, alias="lambda", ge=0.0, le=1.0)
+    variant: Literal["thesis", "ranksys"] = "thesis"
+    norm: Literal["minmax", "max", "sum", "rank", "none"] = "minmax"
+
+
+class MMR(GreedyReranker):
+    """Maximal marginal relevance.
+
+    variant=thesis (default): f(i|S) = λ·ŝ(i) − (1 − λ)·max_{j∈S} sim(i, j), max over ∅ = 0, ŝ = minmax (`norm`).
+    variant=ranksys (RankSys `MMR`): f(i|S) = (1 − λ)·z(s(i)) + λ·z(avg_{j∈S} (1 − sim(i, j))), z-scores over the
+    remaining candidates at every step, raw scores s; λ weights diversity; λ = 0 returns the baseline order.
+    Items without features: undefined similarities are skipped by the max (thesis) or make the objective NaN.
+    Carbonell & Goldstein, SIGIR 1998; Vargas 2012 thesis §3.4 and §4.8.2. METRICS.md §E.1.
+    """
+
+    NAME = "MMR"
+    Config = MMRConfig
+
+    def _rerank_block(self, block, k):
+        if self.config.variant == "ranksys" and self.config.lambda_ == 0.0:
+            return _baseline(block, k)
+        return super()._rerank_block(block, k)
+
+    def init_state(self, block: CandidateBlock):
+        slicer, defined = similarity_slicer(block.context.item_similarity(), block.items)
+        st = {"slice": slicer, "defined": defined}
+        if self.config.variant == "thesis":
+            lam = self.config.lambda_
+            st["first"] = lam * normalize(block.scores, block.valid, self.config.norm)
+            # items without features: NaN once S ≠ ∅ (unless λ = 1 gives the similarity term no weight)
+            st["base"] = np.where(defined | (lam == 1.0), st["first"], np.nan)
+            # (1 − λ)·max_{j∈S} sim; with non-negative similarities max over ∅ (= 0) needs no special case
+            st["nonneg"] = isinstance(block.context.item_similarity(), (SetCosine, Jaccard))
+            st["pen"] = np.zeros(block.items.shape) if st["nonneg"] else np.full(block.items.shape, -np.inf)
+        else:
+            st["sumdist"] = np.zeros(block.items.shape)
+        return st
+
+    def objective(self, st, block, remaining, t):
+        lam = self.config.lambda_
+        if self.config.variant == "thesis":
+            if t == 0:
+                return st["first"]
+            pen = st["pen"]
+            return st["base"] - (pen if st["nonneg"] else np.where(pen == -np.inf, 0.0, pen))
+        nov = st["sumdist"] / t if t > 0 else st["sumdist"]
+        return (1.0 - lam) * zscore(block.scores, remaining) + lam * zscore(nov, remaining)
+
+    def update(self, st, block, picked, t):
+        s = st["slice"](picked)
+        if self.config.variant == "thesis":
+            s *= 1.0 - self.config.lambda_
+            np.fmax(st["pen"], s, out=st["pen"])
+        else:
+            st["sumdist"] += 1.0 - s
+
+
+def _baseline(block: CandidateBlock, k: int) -> np.ndarray:
+    """Baseline order: the first k candidate positions (−1 beyond each user's list)."""
+    pos = np.broadcast_to(np.arange(k), (block.n, k))
+    return np.where(pos < block.lengths[:, None], pos, -1)

@@ -1,0 +1,44 @@
+"""NGD — novelty-based greedy diversification (Vargas 2012 thesis §4.8.2; RankSys `ItemNoveltyReranker`; §E.5)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from pydantic import Field
+
+from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
+from recdiv.diversifiers.greedy import GreedyReranker
+from recdiv.diversifiers.mmr import _baseline
+from recdiv.diversifiers.normalize import zscore
+
+
+class NGDConfig(RerankerConfig):
+    lambda_: float = Field(0.5, alias="lambda", ge=0.0, le=1.0)
+    novelty: Literal["IUF", "PC", "FD"] = "IUF"
+
+
+class NGD(GreedyReranker):
+    """Relevance–novelty trade-off: f(i) = (1 − λ)·z(s(i)) + λ·z(nov(i)).
+
+    z-scores over the whole candidate list (sample sd); nov from the training data: IUF (default), PC or FD
+    (METRICS.md §B.5). The objective does not depend on S, so the greedy equals a stable sort. λ = 0 returns the
+    baseline order. Vargas 2012 thesis §4.8.2; RankSys `ItemNoveltyReranker` with norm=true. METRICS.md §E.5.
+    """
+
+    NAME = "NGD"
+    Config = NGDConfig
+
+    def _rerank_block(self, block, k):
+        if self.config.lambda_ == 0.0:
+            return _baseline(block, k)
+        return super()._rerank_block(block, k)
+
+    def init_state(self, block: CandidateBlock):
+        nov_items = block.context.item_novelty(self.config.novelty)
+        nov = np.where(block.valid, nov_items[np.maximum(block.items, 0)], np.nan)
+        lam = self.config.lambda_
+        return (1.0 - lam) * zscore(block.scores, block.valid) + lam * zscore(nov, block.valid)
+
+    def objective(self, st, block, remaining, t):
+        return st

@@ -1,0 +1,54 @@
+"""PM-2 — proportional diversification (Dang & Croft, SIGIR 2012; RankSys `PM`; METRICS.md §E.6)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from pydantic import Field
+
+from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
+from recdiv.diversifiers.blocks import aspect_probabilities
+from recdiv.diversifiers.greedy import GreedyReranker
+from recdiv.diversifiers.normalize import nonnegative
+
+
+class PM2Config(RerankerConfig):
+    lambda_: float = Field(0.5, alias="lambda", ge=0.0, le=1.0)
+    weighting: Literal["count", "rating", "fractional"] = "count"
+
+
+class PM2(GreedyReranker):
+    """Seat allocation by Sainte-Laguë quotients.
+
+    Votes v_a = p(a|u)·k, seats s_a = 0. Each step: qt_a = v_a/(2 s_a + 1); a* = argmax_a qt_a (ties → first aspect);
+    f(i) = λ·qt_{a*}·P(i|u,a*) + (1 − λ)·Σ_{a≠a*} qt_a·P(i|u,a) with P(i|u,a) as xQuAD; after picking i*:
+    s_a ← s_a + P(i*|u,a)/Σ_{a'} P(i*|u,a'). Dang & Croft, "Diversity by proportionality", SIGIR 2012.
+    METRICS.md §E.6.
+    """
+
+    NAME = "PM2"
+    Config = PM2Config
+
+    def init_state(self, block: CandidateBlock):
+        pua = aspect_probabilities(block, nonnegative(block.scores, block.valid))
+        pu = block.user_distribution(self.config.weighting)
+        return {"pua": pua, "votes": pu * block.cache.get("k", 1), "seats": np.zeros_like(pu)}
+
+    def _rerank_block(self, block, k):
+        block.cache["k"] = k
+        return super()._rerank_block(block, k)
+
+    def objective(self, st, block, remaining, t):
+        lam = self.config.lambda_
+        qt = st["votes"] / (2.0 * st["seats"] + 1.0)
+        star = np.argmax(qt, axis=1)
+        w = (1.0 - lam) * qt
+        rows = np.arange(block.n)
+        w[rows, star] = lam * qt[rows, star]
+        return st["pua"].dot(w)
+
+    def update(self, st, block, picked, t):
+        p = st["pua"].rows(picked)
+        tot = p.sum(axis=1, keepdims=True)
+        st["seats"] += np.where(tot > 0, p / np.where(tot > 0, tot, 1.0), 0.0)

@@ -1,0 +1,57 @@
+"""xQuAD (Santos, Macdonald & Ounis, WWW 2010; recsys instantiation of Vargas et al. / RankSys; METRICS.md §E.4)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from pydantic import Field
+
+from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
+from recdiv.diversifiers.blocks import aspect_probabilities
+from recdiv.diversifiers.greedy import GreedyReranker
+from recdiv.diversifiers.mmr import _baseline
+from recdiv.diversifiers.normalize import nonnegative, normalize, zscore
+
+
+class XQuADConfig(RerankerConfig):
+    lambda_: float = Field(0.5, alias="lambda", ge=0.0, le=1.0)
+    alpha: float = Field(1.0, gt=0.0, le=1.0)
+    norm: Literal["minmax", "max", "sum", "rank", "zscore", "none"] = "minmax"
+    weighting: Literal["count", "rating", "fractional"] = "count"
+
+
+class XQuAD(GreedyReranker):
+    """Explicit query aspect diversification.
+
+    f(i|S) = (1 − λ)·P(i|u) + λ·Σ_a p(a|u)·P(i|u,a)·Π_{j∈S}(1 − α·P(j|u,a)); P(i|u) = ŝ(i) (`norm`, default minmax);
+    P(i|u,a) = s⁺(i)[a∈A(i)] / Σ_{j∈C: a∈A(j)} s⁺(j); p(a|u) count-based. α < 1 is RankSys `AlphaXQuAD`.
+    norm=zscore reproduces RankSys with norm=true: both terms (raw score and diversity) are z-scored over the
+    remaining candidates at every step, and λ = 0 returns the baseline order.
+    Santos et al., "Exploiting query reformulations for web search result diversification", WWW 2010.
+    METRICS.md §E.4.
+    """
+
+    NAME = "xQuAD"
+    Config = XQuADConfig
+
+    def _rerank_block(self, block, k):
+        if self.config.norm == "zscore" and self.config.lambda_ == 0.0:
+            return _baseline(block, k)
+        return super()._rerank_block(block, k)
+
+    def init_state(self, block: CandidateBlock):
+        pua = aspect_probabilities(block, nonnegative(block.scores, block.valid))
+        pu = block.user_distribution(self.config.weighting)
+        rel = None if self.config.norm == "zscore" else normalize(block.scores, block.valid, self.config.norm)
+        return {"pua": pua, "pu": pu, "U": np.ones_like(pu), "rel": rel}
+
+    def objective(self, st, block, remaining, t):
+        lam = self.config.lambda_
+        div = st["pua"].dot(st["pu"] * st["U"])
+        if self.config.norm == "zscore":
+            return (1.0 - lam) * zscore(block.scores, remaining) + lam * zscore(div, remaining)
+        return (1.0 - lam) * st["rel"] + lam * div
+
+    def update(self, st, block, picked, t):
+        st["U"] *= 1.0 - self.config.alpha * st["pua"].rows(picked)

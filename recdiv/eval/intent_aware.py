@@ -1,0 +1,685 @@
+"""Intent-aware and aspect-based metrics (METRICS.md §C): users play queries, aspects play intents.
+
+α-nDCG (binary and graded), ERR-IA (RankSys style and ndeval style), nERR-IA, nDCG-IA, P-IA, S-recall,
+S-RR, NRBP, nNRBP, EU [RECON] and RBU — all computed for every evaluated user at once, at any cutoff
+(TREC's ndeval stops at 20). Aspects come from `EvalContext.aspects`; A(i) is the membership pattern of
+the aspect space. An item relevant to u is relevant to every aspect it has (§C.0).
+
+Intent weights w_a (``weights=``): ``profile`` = count-based p(a|u) from `EvalContext.train`
+(`AspectSpace.user_distribution`, uniform over A for an empty profile), ``uniform`` = 1/|A_u^rel| over
+the aspects of the user's relevant test items (TREC / ndeval convention).
+
+Arrays: asp[u,k,a] is gathered from a dense items × aspects indicator for a chunk of users (memory bound
+METRICS.md G.7); redundancy counts are exclusive cumulative sums over k; greedy ideals live in
+`recdiv.eval.greedy_ideal` and are cached per qrels object.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterator
+from typing import ClassVar
+
+import numpy as np
+
+from recdiv.errors import ConfigError
+from recdiv.eval.greedy_ideal import CHUNK_ELEMS, alpha_ideal, check_ideal_ties, chunks_by_width, padded_rows, tie_keys
+from recdiv.eval.measure import Measure, register
+
+WEIGHTS = ("profile", "uniform")
+
+# --------------------------------------------------------------------------------------------------
+# shared helpers (also used by recdiv.eval.unified)
+# --------------------------------------------------------------------------------------------------
+_DENSE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_DIST: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_IDEAL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_INDEX: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def aspect_space(view):
+    """The context's aspect space, checked against the run's item vocabulary."""
+    space = view.context.aspects
+    if space is None:
+        raise ConfigError("this measure needs `aspects` in the evaluation context (e.g. --aspects FILE)")
+    if space.items is not view.qrels.items and space.items != view.qrels.items:
+        raise ConfigError("the aspect space and the qrels use different item vocabularies")
+    return space
+
+
+def aspect_matrix(space) -> np.ndarray:
+    """Dense bool items × aspects indicator of A(i), cached per aspect space."""
+    hit = _DENSE.get(space)
+    if hit is None:
+        hit = space.dense(dtype=bool)
+        _DENSE[space] = hit
+    return hit
+
+
+def gather_aspects(dense: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """asp[u,k,a] = [a ∈ A(items[u,k])], False at padding (−1)."""
+    asp = dense[np.where(items >= 0, items, 0)]
+    asp &= (items >= 0)[..., None]
+    return asp
+
+
+def user_rows(view, interactions) -> np.ndarray:
+    """Row of each evaluated user in `interactions` (−1 if absent)."""
+    if interactions.users is view.qrels.users or interactions.users == view.qrels.users:
+        return view.users.astype(np.int64)
+    return interactions.users.lookup(view.qrels.users.id_of(view.users), missing="-1")
+
+
+def user_distribution(view, weighting: str, measure: str = "this measure") -> np.ndarray:
+    """(n, A) p(a|u) from the training profile (`count` or `rating` weighting, §E.11); uniform if absent."""
+    train = view.context.train
+    if train is None:
+        raise ConfigError(f"{measure} needs `train` in the evaluation context for profile intent weights "
+                          "(e.g. --train FILE), or use weights=uniform")
+    space = aspect_space(view)
+    per_train = _DIST.setdefault(train, {})
+    key = (id(space), weighting)
+    hit = per_train.get(key)
+    if hit is None or hit[0] is not space:
+        hit = (space, space.user_distribution(train, weighting))
+        per_train[key] = hit
+    dist = hit[1]
+    rows = user_rows(view, train)
+    out = np.full((len(rows), space.n_aspects), 1.0 / max(space.n_aspects, 1))
+    ok = rows >= 0
+    out[ok] = dist[rows[ok]]
+    return out
+
+
+def relevant_aspects(view, judged: bool = False) -> np.ndarray:
+    """(n, A) bool: A_u^rel = ∪_{i ∈ Rel_u} A(i) (or the aspects of all judged items when `judged`)."""
+    space = aspect_space(view)
+    m = view.qrels.matrix[view.users]
+    if not judged:
+        m = m.copy()
+        m.data = (m.data >= view.threshold).astype(np.float64)
+        m.eliminate_zeros()
+    else:
+        m = m.copy()
+        m.data = np.ones_like(m.data)
+    return np.asarray((m @ space.indicator).todense()) > 0
+
+
+def intent_weights(view, how: str, measure: str = "this measure") -> np.ndarray:
+    """(n, A) intent weights: `profile` (count-based p(a|u)) or `uniform` (1/|A_u^rel| on A_u^rel)."""
+    if how == "profile":
+        return user_distribution(view, "count", measure)
+    arel = relevant_aspects(view)
+    n = arel.sum(axis=1, keepdims=True)
+    return np.where(arel, 1.0 / np.maximum(n, 1), 0.0)
+
+
+def run_arrays(view, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Items (n, K) (−1 padded) and grades (n, K) (NaN unjudged/padding) of the run cut or padded to K."""
+    return view.at(view.items, k, fill=-1), view.at(view.grades, k, fill=np.nan)
+
+
+def cutoff_of(measure: Measure, view) -> int:
+    return int(measure.cutoff) if measure.cutoff is not None else max(int(view.items.shape[1]), 1)
+
+
+def row_chunks(n: int, per_row: int) -> Iterator[slice]:
+    step = max(1, CHUNK_ELEMS // max(per_row, 1))
+    for lo in range(0, n, step):
+        yield slice(lo, min(n, lo + step))
+
+
+def relevance_weights(grades: np.ndarray, threshold: float, graded: bool, r_max: float) -> np.ndarray:
+    """ĝ(u,i): 1 (binary) or r/r_max (graded) for relevant items, 0 otherwise (§C.1/C.2)."""
+    rel = np.nan_to_num(grades, nan=-np.inf) >= threshold
+    if not graded:
+        return rel.astype(np.float64)
+    return np.where(rel, np.nan_to_num(grades) / r_max, 0.0)
+
+
+def aspect_index(space) -> np.ndarray:
+    """(items, T) aspect indices of every item (T = max |A(i)|), padded with the sentinel n_aspects; cached."""
+    hit = _INDEX.get(space)
+    if hit is None:
+        m = space.indicator.tocsr()
+        m.sort_indices()
+        counts = np.diff(m.indptr)
+        t = max(int(counts.max()) if len(counts) else 0, 1)
+        hit = np.full((m.shape[0], t), space.n_aspects, dtype=np.int64)
+        rows = np.repeat(np.arange(m.shape[0]), counts)
+        hit[rows, np.arange(m.nnz) - np.repeat(m.indptr[:-1], counts)] = m.indices
+        _INDEX[space] = hit
+    return hit
+
+
+def aspect_pairs(items: np.ndarray, mask: np.ndarray, table: np.ndarray, n_asp: int):
+    """(user row, position, aspect) of every masked ranked item and aspect, sorted by (row, aspect, position),
+    with the index of each pair's group start (groups = (row, aspect)). Work ∝ number of pairs, not n·K·|A|."""
+    idx = table[np.where(items >= 0, items, 0)]
+    ok = (idx < n_asp) & (mask & (items >= 0))[:, :, None]
+    u, k, t = np.nonzero(ok)
+    a = idx[u, k, t]
+    order = np.argsort(u * (n_asp + 1) + a, kind="stable")  # stable: positions stay ascending
+    u, k, a = u[order], k[order], a[order]
+    start = np.ones(len(u), dtype=bool)
+    start[1:] = (u[1:] != u[:-1]) | (a[1:] != a[:-1])
+    gstart = np.maximum.accumulate(np.where(start, np.arange(len(u)), 0))
+    return u, k, a, gstart
+
+
+def exclusive_group_sum(values: np.ndarray, gstart: np.ndarray) -> np.ndarray:
+    """Σ of `values` over the earlier members of each element's group (groups contiguous, starts `gstart`)."""
+    cs = np.cumsum(values)
+    return cs - values - (cs[gstart] - values[gstart])
+
+
+def alpha_gains(items: np.ndarray, g: np.ndarray, space, alpha: float, weights: np.ndarray | None = None,
+                graded: bool = False) -> np.ndarray:
+    """G(k) = Σ_{a∈A(i_k)} w_a·ĝ_k·(1−α)^{c_{a,k−1}}, c = Σ_{l<k} ĝ_l [a∈A(i_l)] (§C.1/C.2/C.8), for (n, K) lists.
+
+    g (n, K): relevance weights ĝ (0/1 when not `graded`); weights (n, A) or None (all 1).
+    """
+    n, k = items.shape
+    u, pos, a, gstart = aspect_pairs(items, g > 0, aspect_index(space), space.n_aspects)
+    w = g[u, pos]
+    if graded:
+        term = w * (1.0 - alpha) ** exclusive_group_sum(w, gstart)
+    else:
+        term = (1.0 - alpha) ** (np.arange(len(u)) - gstart).astype(np.float64)
+    if weights is not None:
+        term = term * weights[u, a]
+    return np.bincount(u * k + pos, weights=term, minlength=n * k).reshape(n, k)
+
+
+def log_discount(k: int) -> np.ndarray:
+    return 1.0 / np.log2(np.arange(2, k + 2))
+
+
+def alpha_ideal_lists(view, alpha: float, graded: bool, ties: str, steps: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Greedy α-ideal lists (§C.1) of every evaluated user: (items (n, L) −1 padded, gains (n, L)).
+
+    Candidates are the user's relevant items having aspects (all other judged items have gain 0 and
+    only pad the list). `steps=None` builds the whole list. Cached per qrels object; a cached longer
+    list is reused (greedy ideals of different lengths share their prefix).
+    """
+    space = aspect_space(view)
+    r_max = view.max_grade
+    key = (alpha, graded, ties, view.threshold, view.context.population, r_max if graded else None)
+    per_q = _IDEAL.setdefault(view.qrels, {})
+    hit = per_q.get(key)
+    if hit is not None and hit[0] is space and (hit[1] or (steps is not None and hit[2].shape[1] >= steps)):
+        items, gains = hit[2], hit[3]
+        return (items, gains) if steps is None else (items[:, :steps], gains[:, :steps])
+    table = aspect_index(space)
+    cand, grades = padded_rows(view.qrels.matrix, view.users, keep_cols=space.has_aspects, min_value=view.threshold)
+    widths = (cand >= 0).sum(axis=1)
+    width = max(int(widths.max()) if len(widths) else 0, 1)
+    length = width if steps is None else min(steps, width)
+    full = length == width
+    out_i = np.full((len(cand), length), -1, dtype=np.int64)
+    out_g = np.zeros((len(cand), length))
+    for idx in chunks_by_width(widths, table.shape[1]):
+        w_c = max(int(widths[idx].max()), 1)
+        c_items = cand[idx, :w_c]
+        g = relevance_weights(grades[idx, :w_c], view.threshold, graded, r_max)
+        asp = np.where((c_items >= 0)[:, :, None], table[np.maximum(c_items, 0)], space.n_aspects)
+        keys = tie_keys(view.qrels.items, c_items, ties)
+        steps_c = min(length, w_c)
+        chosen, gains = alpha_ideal(asp, g, alpha, keys, steps_c, space.n_aspects)
+        picked = np.where(chosen >= 0, np.take_along_axis(c_items, np.maximum(chosen, 0), axis=1), -1)
+        out_i[idx, :steps_c] = picked
+        out_g[idx, :steps_c] = gains
+    per_q[key] = (space, full, out_i, out_g)
+    return out_i, out_g
+
+
+class _AspectMeasure(Measure):
+    KIND = "intent-aware"
+    NEEDS = ("aspects",)
+
+    def _check_choice(self, key: str, choices: tuple[str, ...]) -> None:
+        if self.params[key] not in choices:
+            raise ConfigError(f"{self.NAME}: {key} must be one of {', '.join(choices)}, got {self.params[key]!r}")
+
+    def _chunks(self, view, k: int):
+        """Yield (slice, items (c,K), grades (c,K), asp (c,K,A)) over chunks of the evaluated users."""
+        space = aspect_space(view)
+        dense = aspect_matrix(space)
+        items, grades = run_arrays(view, k)
+        for sl in row_chunks(len(items), k * max(space.n_aspects, 1)):
+            yield sl, items[sl], grades[sl], gather_aspects(dense, items[sl])
+
+
+# --------------------------------------------------------------------------------------------------
+# α-nDCG family
+# --------------------------------------------------------------------------------------------------
+@register
+class AlphaNDCG(_AspectMeasure):
+    """α-nDCG: novelty- and redundancy-aware nDCG over aspects (Clarke et al., SIGIR 2008).
+
+    gain=binary: G(k) = Σ_{a∈A(i_k)} rel(u,i_k)(1−α)^{c_{a,k−1}}, c = relevant items above k having a;
+    gain=graded [RECON, §C.2]: ĝ = r/r_max for relevant items in the gain and in the counts.
+    α-nDCG@K = Σ_{k≤K} G(k)/log2(k+1) / the same over the greedy ideal list (ties: §0.6, `ideal_ties`).
+    Equals ndeval's alpha-nDCG@K (binary relevance) at K = 5, 10, 20 — and is defined at any K.
+    """
+
+    NAME = "alpha-nDCG"
+    PARAMS: ClassVar[dict] = {"alpha": 0.5, "gain": "binary", "ideal_ties": "max_id"}
+    FORMULA = "Σ_k Σ_{a∈A(i_k)} rel·(1−α)^{c_{a,k−1}} / log2(k+1), over the greedy ideal"
+    CITATION = "Clarke et al., SIGIR 2008; Vargas 2012 thesis §3.5; ndeval"
+    SECTION = "C.1, C.2"
+
+    def validate(self):
+        self._check_choice("gain", ("binary", "graded"))
+        check_ideal_ties(self.NAME, self.ideal_ties)
+        if not 0 <= self.alpha <= 1:
+            raise ConfigError(f"{self.NAME}: alpha must be in [0, 1]")
+
+    def compute(self, view):
+        k = cutoff_of(self, view)
+        graded = self.gain == "graded"
+        disc = log_discount(k)
+        dcg = _alpha_dcg(view, k, self.alpha, graded, disc)
+        _, ig = alpha_ideal_lists(view, self.alpha, graded, self.ideal_ties, k)
+        idcg = ig @ disc[: ig.shape[1]]
+        return np.divide(dcg, idcg, out=np.zeros_like(dcg), where=idcg > 0)
+
+
+@register
+class AlphaDCG(_AspectMeasure):
+    """α-DCG, unnormalised (norm=none) or with ndeval's collection-independent "ideal-ideal" normalisation.
+
+    norm=ndeval: α-DCG@K / Σ_{k≤K} |A_u^rel|(1−α)^{k−1}/log2(k+1) — exactly ndeval's alpha-DCG@K column
+    (binary relevance); 0 when A_u^rel = ∅. (Clarke et al. 2008; METRICS.md §C.1.)
+    """
+
+    NAME = "alpha-DCG"
+    PARAMS: ClassVar[dict] = {"alpha": 0.5, "gain": "binary", "norm": "none"}
+    FORMULA = "Σ_k Σ_{a∈A(i_k)} rel·(1−α)^{c_{a,k−1}} / log2(k+1) [/ ideal-ideal]"
+    CITATION = "Clarke et al., SIGIR 2008; ndeval"
+    SECTION = "C.1"
+
+    def validate(self):
+        self._check_choice("gain", ("binary", "graded"))
+        self._check_choice("norm", ("none", "ndeval"))
+
+    def compute(self, view):
+        k = cutoff_of(self, view)
+        graded = self.gain == "graded"
+        disc = log_discount(k)
+        dcg = _alpha_dcg(view, k, self.alpha, graded, disc)
+        if self.norm == "none":
+            return dcg
+        n_rel = relevant_aspects(view).sum(axis=1)
+        ii = n_rel * (((1.0 - self.alpha) ** np.arange(k)) @ disc)
+        return np.divide(dcg, ii, out=np.zeros_like(dcg), where=ii > 0)
+
+
+def _alpha_dcg(view, k: int, alpha: float, graded: bool, disc: np.ndarray) -> np.ndarray:
+    """Σ_{k≤K} G(k)·disc_k of the run for every evaluated user (chunked over users)."""
+    space = aspect_space(view)
+    items, grades = run_arrays(view, k)
+    out = np.zeros(len(items))
+    for sl in row_chunks(len(items), k * aspect_index(space).shape[1]):
+        g = relevance_weights(grades[sl], view.threshold, graded, view.max_grade)
+        out[sl] = alpha_gains(items[sl], g, space, alpha, graded=graded) @ disc
+    return out
+
+
+def _alpha_err(view, measure, k: int) -> np.ndarray:
+    """E@K = Σ_{k≤K} G(k)/k with the binary α-nDCG gain (ndeval's ERR-IA numerator)."""
+    return _alpha_dcg(view, k, measure.alpha, False, 1.0 / np.arange(1, k + 1))
+
+
+@register
+class ERRIA(_AspectMeasure):
+    """ERR-IA: intent-aware expected reciprocal rank (Chapelle et al. 2009; Agrawal et al. 2009).
+
+    variant=ranksys (default): ERR-IA@K = Σ_a w_a Σ_{k≤K} (1/k) R(i_k,a) Π_{l<k}(1 − R(i_l,a)),
+    R(i,a) = (2^g − 1)/2^{g_max}·[a∈A(i)], g = rating if ≥ τ else 0, g_max = r_max; unnormalised
+    (RankSys `ERRIA`, thesis §2.2.1.3). variant=ndeval: Σ_{k≤K} G_α(k)/k over binary α-nDCG gains divided by
+    the ideal-ideal Σ_{k≤K}|A_u^rel|(1−α)^{k−1}/k (ndeval's ERR-IA@K; `alpha` used, `weights` ignored).
+    METRICS.md §C.3.
+    """
+
+    NAME = "ERR-IA"
+    PARAMS: ClassVar[dict] = {"weights": "profile", "variant": "ranksys", "alpha": 0.5}
+    FORMULA = "Σ_a w_a Σ_k (1/k) R(i_k,a) Π_{l<k}(1 − R(i_l,a))"
+    CITATION = "Chapelle et al., CIKM 2009; Agrawal et al., WSDM 2009; RankSys ERRIA; ndeval"
+    SECTION = "C.3"
+
+    def validate(self):
+        self._check_choice("weights", WEIGHTS)
+        self._check_choice("variant", ("ranksys", "ndeval"))
+
+    def compute(self, view):
+        k = cutoff_of(self, view)
+        if self.variant == "ndeval":
+            e = _alpha_err(view, self, k)
+            n_rel = relevant_aspects(view).sum(axis=1)
+            ii = n_rel * (((1.0 - self.alpha) ** np.arange(k)) @ (1.0 / np.arange(1, k + 1)))
+            return np.divide(e, ii, out=np.zeros_like(e), where=ii > 0)
+        w = intent_weights(view, self.weights, str(self))
+        r_max = view.max_grade
+        disc = 1.0 / np.arange(1, k + 1)
+        out = np.zeros(len(view.users))
+        for sl, _items, grades, asp in self._chunks(view, k):
+            g = np.where(np.nan_to_num(grades, nan=-np.inf) >= view.threshold, np.nan_to_num(grades), 0.0)
+            r = (2.0**g - 1.0) / 2.0**r_max
+            ra = asp * r[:, :, None]
+            surv = np.cumprod(1.0 - ra, axis=1)
+            surv = np.concatenate([np.ones_like(surv[:, :1]), surv[:, :-1]], axis=1)
+            per_aspect = np.einsum("nka,k->na", ra * surv, disc)
+            out[sl] = (per_aspect * w[sl]).sum(axis=1)
+        return out
+
+
+@register
+class NERRIA(_AspectMeasure):
+    """nERR-IA (ndeval): E@K = Σ_{k≤K} G_α(k)/k with binary α-nDCG gains, divided by E@K of the greedy α-ideal.
+
+    Chapelle et al. 2009 with ndeval's collection-dependent normalisation; METRICS.md §C.3.
+    """
+
+    NAME = "nERR-IA"
+    PARAMS: ClassVar[dict] = {"alpha": 0.5, "ideal_ties": "max_id"}
+    FORMULA = "Σ_k G_α(k)/k / Σ_k G_α*(k)/k"
+    CITATION = "Chapelle et al., CIKM 2009; ndeval"
+    SECTION = "C.3"
+
+    def validate(self):
+        check_ideal_ties(self.NAME, self.ideal_ties)
+
+    def compute(self, view):
+        k = cutoff_of(self, view)
+        e = _alpha_err(view, self, k)
+        _, ig = alpha_ideal_lists(view, self.alpha, False, self.ideal_ties, k)
+        ie = ig @ (1.0 / np.arange(1, ig.shape[1] + 1))
+        return np.divide(e, ie, out=np.zeros_like(e), where=ie > 0)
+
+
+@register
+class NDCGIA(_AspectMeasure):
+    """nDCG-IA = Σ_a w_a nDCG@K(u|a), nDCG(u|a) counting as relevant only items of Rel_u having a.
+
+    gain=binary (default) or rating (the rating of relevant items); per-aspect ideal from u's relevant
+    items having a; aspects without such items contribute 0 (no renormalisation).
+    Agrawal et al., WSDM 2009; thesis §3.5; METRICS.md §C.4.
+    """
+
+    NAME = "nDCG-IA"
+    PARAMS: ClassVar[dict] = {"weights": "profile", "gain": "binary"}
+    FORMULA = "Σ_a w_a · DCG@K(u|a) / IDCG@K(u|a)"
+    CITATION = "Agrawal et al., WSDM 2009; Vargas 2012 thesis §3.5"
+    SECTION = "C.4"
+
+    def validate(self):
+        self._check_choice("weights", WEIGHTS)
+        self._check_choice("gain", ("binary", "rating"))
+
+    def _gain(self, grades, threshold):
+        rel = np.nan_to_num(grades, nan=-np.inf) >= threshold
+        return np.where(rel, 1.0 if self.gain == "binary" else np.nan_to_num(grades), 0.0)
+
+    def compute(self, view):
+        k = cutoff_of(self, view)
+        w = intent_weights(view, self.weights, str(self))
+        space = aspect_space(view)
+        dense = aspect_matrix(space)
+        disc = log_discount(k)
+        dcg = np.zeros((len(view.users), space.n_aspects))
+        for sl, _items, grades, asp in self._chunks(view, k):
+            dcg[sl] = np.einsum("nka,k->na", asp * self._gain(grades, view.threshold)[:, :, None], disc)
+        cand, cgrades = padded_rows(view.qrels.matrix, view.users, keep_cols=dense.any(axis=1),
+                                    min_value=view.threshold)
+        widths = (cand >= 0).sum(axis=1)
+        idcg = np.zeros_like(dcg)
+        for idx in chunks_by_width(widths, space.n_aspects):
+            wc = max(int(widths[idx].max()), 1)
+            ga = gather_aspects(dense, cand[idx, :wc]) * self._gain(cgrades[idx, :wc], view.threshold)[:, :, None]
+            top = -np.sort(-ga, axis=1)[:, :k]
+            idcg[idx] = np.einsum("nja,j->na", top, disc[: top.shape[1]])
+        nd = np.divide(dcg, idcg, out=np.zeros_like(dcg), where=idcg > 0)
+        return (nd * w).sum(axis=1)
+
+
+@register
+class PIA(_AspectMeasure):
+    """P-IA@K = Σ_a w_a |{k ≤ K : i_k ∈ Rel_u, a ∈ A(i_k)}| / K (Agrawal et al. 2009; ndeval with uniform weights).
+
+    METRICS.md §C.5.
+    """
+
+    NAME = "P-IA"
+    PARAMS: ClassVar[dict] = {"weights": "profile"}
+    FORMULA = "Σ_a w_a |{k≤K: i_k ∈ Rel_u, a ∈ A(i_k)}| / K"
+    CITATION = "Agrawal et al., WSDM 2009; ndeval"
+    SECTION = "C.5"
+
+    def validate(self):
+        self._check_choice("weights", WEIGHTS)
+
+    def compute(self, view):
+        k = cutoff_of(self, view)
+        w = intent_weights(view, self.weights, str(self))
+        out = np.zeros(len(view.users))
+        for sl, _items, grades, asp in self._chunks(view, k):
+            rel = np.nan_to_num(grades, nan=-np.inf) >= view.threshold
+            counts = (asp & rel[:, :, None]).sum(axis=1)
+            out[sl] = (counts * w[sl]).sum(axis=1) / k
+        return out
+
+
+def _coverage(view, measure, k):
+    """Yield (slice, covered-so-far (c, K, A) bool, denominator aspects (c, A) bool)."""
+    judged = measure.rel == "judged"
+    target = relevant_aspects(view, judged=judged)
+    for sl, _items, grades, asp in measure._chunks(view, k):
+        ok = ~np.isnan(grades) if judged else np.nan_to_num(grades, nan=-np.inf) >= view.threshold
+        cov = np.logical_or.accumulate(asp & ok[:, :, None], axis=1) & target[sl][:, None, :]
+        yield sl, cov, target[sl]
+
+
+@register
+class SRecall(_AspectMeasure):
+    """Subtopic recall: S-recall@K = |∪_{k≤K, i_k∈Rel_u} A(i_k) ∩ A_u^rel| / |A_u^rel| (Zhai et al., SIGIR 2003).
+
+    rel=judged counts any judged item as covering its aspects (denominator: aspects of J_u), reproducing
+    P&R's relevance-agnostic reading. ndeval's strec@K (rel=binary). METRICS.md §C.6.
+    """
+
+    NAME = "S-recall"
+    PARAMS: ClassVar[dict] = {"rel": "binary"}
+    FORMULA = "|∪_{k≤K, i_k relevant} A(i_k)| / |A_u^rel|"
+    CITATION = "Zhai, Cohen, Lafferty, SIGIR 2003; ndeval strec"
+    SECTION = "C.6"
+
+    def validate(self):
+        self._check_choice("rel", ("binary", "judged"))
+
+    def compute(self, view):
+        k = cutoff_of(self, view)
+        out = np.zeros(len(view.users))
+        for sl, cov, target in _coverage(view, self, k):
+            tot = target.sum(axis=1)
+            out[sl] = np.divide(cov[:, -1].sum(axis=1), tot, out=np.zeros(len(tot)), where=tot > 0)
+        return out
+
+
+@register
+class SRR(_AspectMeasure):
+    """Subtopic reciprocal rank: 1/min{k : S-recall@k = 1} if that rank is ≤ K, else 0 (Zhai et al. 2003).
+
+    METRICS.md §C.7 (P&R §4.2); `rel=` as S-recall.
+    """
+
+    NAME = "S-RR"
+    PARAMS: ClassVar[dict] = {"rel": "binary"}
+    FORMULA = "1 / min{k : S-recall@k = 1}"
+    CITATION = "Zhai, Cohen, Lafferty, SIGIR 2003; Parapar & Radlinski 2021 §4.2"
+    SECTION = "C.7"
+
+    def validate(self):
+        self._check_choice("rel", ("binary", "judged"))
+
+    def compute(self, view):
+        k = cutoff_of(self, view)
+        out = np.zeros(len(view.users))
+        for sl, cov, target in _coverage(view, self, k):
+            tot = target.sum(axis=1)
+            full = (cov.sum(axis=2) == tot[:, None]) & (tot[:, None] > 0)
+            has = full.any(axis=1)
+            first = np.argmax(full, axis=1) + 1
+            out[sl] = np.where(has, 1.0 / first, 0.0)
+        return out
+
+
+# --------------------------------------------------------------------------------------------------
+# rank-biased utilities
+# --------------------------------------------------------------------------------------------------
+def _weighted_alpha_gains(view, measure, items, grades, alpha, w):
+    """G(k) = Σ_a w_a rel (1−α)^c over chunks of an arbitrary (n, L) item array."""
+    space = aspect_space(view)
+    out = np.zeros(items.shape)
+    for sl in row_chunks(len(items), items.shape[1] * aspect_index(space).shape[1]):
+        g = relevance_weights(grades[sl], view.threshold, False, 1.0)
+        out[sl] = alpha_gains(items[sl], g, space, alpha, w[sl])
+    return out
+
+
+def _nrbp(gains: np.ndarray, alpha: float, beta: float) -> np.ndarray:
+    return (1.0 - (1.0 - alpha) * beta) * (gains @ (beta ** np.arange(gains.shape[1])))
+
+
+@register
+class NRBP(_AspectMeasure):
+    """Novelty- and rank-biased precision (Clarke, Kolla, Vechtomova, ICTIR 2009).
+
+    NRBP = (1 − (1−α)β) Σ_k β^{k−1} Σ_{a∈A(i_k)} w_a rel(u,i_k)(1−α)^{c_{a,k−1}}, w = 1/|A_u^rel| (uniform,
+    default) or profile weights. The whole list is used unless a cutoff is given. ndeval's NRBP (uniform).
+    METRICS.md §C.8.
+    """
+
+    NAME = "NRBP"
+    PARAMS: ClassVar[dict] = {"alpha": 0.25, "beta": 0.9, "weights": "uniform"}
+    FORMULA = "(1−(1−α)β) Σ_k β^{k−1} Σ_a w_a rel (1−α)^{c_{a,k−1}}"
+    CITATION = "Clarke, Kolla, Vechtomova, ICTIR 2009; ndeval"
+    SECTION = "C.8"
+
+    def validate(self):
+        self._check_choice("weights", WEIGHTS)
+
+    def _gains(self, view):
+        k = cutoff_of(self, view)
+        w = intent_weights(view, self.weights, str(self))
+        items, grades = run_arrays(view, k)
+        return _weighted_alpha_gains(view, self, items, grades, self.alpha, w), w
+
+    def compute(self, view):
+        return _nrbp(self._gains(view)[0], self.alpha, self.beta)
+
+
+@register
+class NNRBP(NRBP):
+    """nNRBP = NRBP / NRBP of the greedy α-ideal list (§C.1) built over all judged items (ndeval's nNRBP).
+
+    Clarke, Kolla, Vechtomova, ICTIR 2009; METRICS.md §C.8.
+    """
+
+    NAME = "nNRBP"
+    PARAMS: ClassVar[dict] = {"alpha": 0.25, "beta": 0.9, "weights": "uniform", "ideal_ties": "max_id"}
+    FORMULA = "NRBP / NRBP(greedy α-ideal)"
+
+    def validate(self):
+        super().validate()
+        check_ideal_ties(self.NAME, self.ideal_ties)
+
+    def compute(self, view):
+        gains, w = self._gains(view)
+        nrbp = _nrbp(gains, self.alpha, self.beta)
+        ii, _ = alpha_ideal_lists(view, self.alpha, False, self.ideal_ties, self.cutoff)
+        ideal = _weighted_alpha_gains(view, self, ii, view.qrels.lookup(view.users, ii), self.alpha, w)
+        inrbp = _nrbp(ideal, self.alpha, self.beta)
+        return np.divide(nrbp, inrbp, out=np.zeros_like(nrbp), where=inrbp > 0)
+
+
+@register
+class EU(_AspectMeasure):
+    """Expected Utility [RECON: reconstructed definition — Amigó et al.'s formalisation was not available].
+
+    EU@K = (1−p) Σ_{k≤min(K,n)} p^{k−1} [Σ_{a∈A(i_k)} w_a rel(u,i_k)(1−α)^{c_{a,k−1}} − e]: geometric stopping,
+    nugget redundancy (1−α)^count and a reading cost e per inspected item; w = profile weights. Can be
+    negative. Yang & Lad, ICTIR 2009, as formalised by Amigó et al., SIGIR 2018; METRICS.md §C.9 and G.3.2.
+    Report EU values as coming from a reconstructed definition.
+    """
+
+    NAME = "EU"
+    PARAMS: ClassVar[dict] = {"p": 0.99, "alpha": 0.25, "e": 0.05, "weights": "profile"}
+    FORMULA = "(1−p) Σ_k p^{k−1} [Σ_a w_a rel (1−α)^{c_{a,k−1}} − e]  [RECON]"
+    CITATION = "Yang & Lad, ICTIR 2009; Amigó, Spina, Carrillo-de-Albornoz, SIGIR 2018 (reconstructed)"
+    SECTION = "C.9"
+
+    def validate(self):
+        self._check_choice("weights", WEIGHTS)
+
+    def compute(self, view):
+        k = cutoff_of(self, view)
+        w = intent_weights(view, self.weights, str(self))
+        items, grades = run_arrays(view, k)
+        gains = _weighted_alpha_gains(view, self, items, grades, self.alpha, w)
+        disc = self.p ** np.arange(k)
+        return (1.0 - self.p) * ((gains - self.e * (items >= 0)) @ disc)
+
+
+@register
+class RBU(_AspectMeasure):
+    """Rank-Biased Utility (Amigó, Spina, Carrillo-de-Albornoz, SIGIR 2018; code rmit-ir/RBU).
+
+    r(i,a) = (2^{g(u,i,a)} − 1)/2^{g_max(a)}, g = grade of judged i having a (rating, or binary rel ≥ τ),
+    g_max(a) = max grade among u's judged items having a;
+    RBU@K = Σ_a w_a (1−p) Σ_{k≤K} p^{k−1} r(i_k,a) Π_{l<k}(1 − r(i_l,a)) − e(1−p) Σ_{k≤min(K,n)} p^{k−1},
+    w = profile weights. METRICS.md §C.10.
+    """
+
+    NAME = "RBU"
+    PARAMS: ClassVar[dict] = {"p": 0.99, "e": 0.05, "grade": "rating", "weights": "profile"}
+    FORMULA = "Σ_a w_a (1−p) Σ_k p^{k−1} r(i_k,a) Π_{l<k}(1 − r(i_l,a)) − e (1−p) Σ_k p^{k−1}"
+    CITATION = "Amigó, Spina, Carrillo-de-Albornoz, SIGIR 2018"
+    SECTION = "C.10"
+
+    def validate(self):
+        self._check_choice("weights", WEIGHTS)
+        self._check_choice("grade", ("rating", "binary"))
+
+    def _grade(self, grades, threshold):
+        if self.grade == "binary":
+            return (np.nan_to_num(grades, nan=-np.inf) >= threshold).astype(np.float64)
+        return np.nan_to_num(grades, nan=0.0)
+
+    def _gmax(self, view) -> np.ndarray:
+        space = aspect_space(view)
+        dense = aspect_matrix(space)
+        cand, cg = padded_rows(view.qrels.matrix, view.users, keep_cols=dense.any(axis=1))
+        widths = (cand >= 0).sum(axis=1)
+        gmax = np.zeros((len(cand), space.n_aspects))
+        for idx in chunks_by_width(widths, space.n_aspects):
+            wc = max(int(widths[idx].max()), 1)
+            asp = gather_aspects(dense, cand[idx, :wc])
+            gmax[idx] = np.where(asp, self._grade(cg[idx, :wc], view.threshold)[:, :, None], 0.0).max(axis=1)
+        return gmax
+
+    def compute(self, view):
+        k = cutoff_of(self, view)
+        w = intent_weights(view, self.weights, str(self))
+        gmax = self._gmax(view)
+        disc = self.p ** np.arange(k)
+        out = np.zeros(len(view.users))
+        for sl, items, grades, asp in self._chunks(view, k):
+            g = self._grade(grades, view.threshold)
+            r = asp * (2.0 ** g[:, :, None] - 1.0) / 2.0 ** gmax[sl][:, None, :]
+            surv = np.cumprod(1.0 - r, axis=1)
+            surv = np.concatenate([np.ones_like(surv[:, :1]), surv[:, :-1]], axis=1)
+            util = np.einsum("nka,k->na", r * surv, disc)
+            cost = (items >= 0) @ disc
+            out[sl] = (1.0 - self.p) * ((util * w[sl]).sum(axis=1) - self.e * cost)
+        return out

@@ -1,0 +1,94 @@
+"""The metric reference (docs/metrics.md), generated from the registry's NAME, PARAMS, CUTOFF, FORMULA,
+CITATION, SECTION, KIND and NEEDS attributes, so that the documentation cannot drift from the code.
+
+Regenerate after adding or changing a measure:
+
+    .venv/bin/python -m recdiv.eval.reference > docs/metrics.md
+"""
+
+from __future__ import annotations
+
+import sys
+
+from recdiv.eval.measure import REGISTRY, Measure, _ensure_loaded, _fmt
+
+#: order and titles of the sections (kinds not listed here follow in alphabetical order)
+KINDS = {
+    "accuracy": "Accuracy (METRICS.md §A)",
+    "novelty": "Novelty (METRICS.md §B)",
+    "diversity": "Diversity (METRICS.md §B)",
+    "system": "System-level diversity and exposure (METRICS.md §B.9)",
+    "intent-aware": "Intent-aware and aspect-based (METRICS.md §C)",
+    "unified": "Unified accuracy–diversity (METRICS.md §C.11)",
+    "preference": "Preference-based (METRICS.md §D)",
+}
+
+INTRO = """\
+# Metric reference
+
+Every measure that `recdiv eval` and `recdiv.eval` know, generated from the measure registry
+(`python -m recdiv.eval.reference > docs/metrics.md`; a test checks that this file is up to date).
+Names follow the `ir_measures` syntax `Name(param=value,...)@K`: parameters in brackets (defaults
+shown below; defaults are omitted when a measure is printed), `@K` the cutoff. `recdiv eval --list`
+prints the same list in the terminal. METRICS.md (the implementer specification) is the normative
+source of every formula; the section column points to it.
+
+Conventions shared by all accuracy measures (METRICS.md §0):
+
+- relevant ⇔ test grade ≥ τ (`--rel-threshold`, `EvalContext.threshold`, default 4); unjudged items are
+  non-relevant (bpref and infAP skip them by definition);
+- denominators with |Rel_u| count all relevant test items, retrieved or not; a zero denominator gives 0;
+- the evaluated users are those with ≥ 1 relevant test item (`--population judged`: ≥ 1 judged item, as
+  trec_eval averages); a user without a list scores 0 (trec_eval `-c`); lists shorter than K are padded
+  with non-relevant items (P@K divides by K);
+- ties in run scores: item id in descending string order (trec_eval);
+- the system value is the mean of the per-user values, except for measures marked *system* (their own
+  aggregate) and rank-effectiveness measures, whose undefined users (NaN) are skipped.
+
+Cutoff column: `@K` required, `[@K]` optional (no cutoff = the whole list), `—` none.
+"""
+
+
+def grouped() -> dict[str, list[type[Measure]]]:
+    """Registered measure classes by KIND (section order of `KINDS`), each group in registration order."""
+    _ensure_loaded()
+    groups: dict[str, list[type[Measure]]] = {}
+    for cls in REGISTRY.values():
+        groups.setdefault(cls.KIND, []).append(cls)
+    order = [k for k in KINDS if k in groups] + sorted(k for k in groups if k not in KINDS)
+    return {k: groups[k] for k in order}
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ").strip() or "—"
+
+
+def signature(cls: type[Measure]) -> str:
+    """`Name(param=default,...)@K` with `[@K]` for an optional cutoff."""
+    params = ", ".join(f"{k}={_fmt(v)}" for k, v in cls.PARAMS.items())
+    cut = {"required": "@K", "optional": "[@K]", "none": ""}.get(cls.CUTOFF, "")
+    return f"{cls.NAME}{f'({params})' if params else ''}{cut}"
+
+
+def markdown() -> str:
+    """The full text of docs/metrics.md."""
+    out = [INTRO]
+    for kind, classes in grouped().items():
+        out.append(f"## {KINDS.get(kind, kind.capitalize())}\n")
+        out.append("| measure | formula | citation | METRICS.md | notes |")
+        out.append("|---|---|---|---|---|")
+        for cls in classes:
+            notes = []
+            if cls.SYSTEM_LEVEL:
+                notes.append("system-level (no per-user values)")
+            if cls.NEEDS:
+                notes.append("needs " + ", ".join(f"`{n}`" for n in cls.NEEDS))
+            section = f"§{cls.SECTION}" if cls.SECTION else "—"
+            out.append(f"| `{signature(cls)}` | {_cell(cls.FORMULA)} | {_cell(cls.CITATION)} | {section} | "
+                       f"{_cell('; '.join(notes))} |")
+        out.append("")
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    sys.stdout.write(markdown())

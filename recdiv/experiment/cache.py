@@ -1,0 +1,206 @@
+"""Content-hash keyed artefact store for experiment stages (safe formats only: NPZ, Parquet, JSON).
+
+Every artefact (candidate lists, reranked lists, aspect spaces, per-user scores) is stored under
+``<root>/<stage>/<key[:2]>/<key>.<ext>``, where the key is a SHA-256 over the stage's configuration and
+the keys (content hashes) of its inputs. Files are written beside their target and renamed into place
+(`recdiv.data.textio.atomic_write`), so an interrupted run leaves either a complete artefact or none,
+and a resumed run skips exactly the finished work. Nothing is pickled: NPZ files are read with
+``allow_pickle=False``.
+
+Without ``resume``, artefacts written before the current run started are ignored (and overwritten):
+a fresh run recomputes everything but still shares artefacts between its own stages and processes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from recdiv.data.rankings import Rankings
+from recdiv.data.textio import atomic_write
+from recdiv.data.vocab import Vocab
+
+#: bump when the layout or meaning of cached artefacts changes
+CACHE_VERSION = 1
+
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
+
+def write_bytes(path: str | Path, data: bytes) -> None:
+    """Write `data` to `path` atomically (beside it, then renamed), readable as the umask allows (the temporary
+    file of `atomic_write` is private to the user)."""
+    with atomic_write(path, "wb") as fh:
+        fh.write(data)
+    os.chmod(path, 0o666 & ~_UMASK)
+
+
+def _canonical(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {str(k): _canonical(v) for k, v in sorted(obj.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(obj, list | tuple):
+        return [_canonical(v) for v in obj]
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, float) and obj.is_integer():
+        return int(obj)  # 1 and 1.0 are the same parameter value
+    return obj
+
+
+def hash_config(*parts: Any) -> str:
+    """SHA-256 (hex) of JSON-serialisable parts (dict keys sorted, 1.0 == 1)."""
+    from recdiv import __version__
+
+    payload = json.dumps([CACHE_VERSION, __version__, *map(_canonical, parts)], sort_keys=True, default=str)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+class ArrayHasher:
+    """Incremental SHA-256 over arrays (dtype, shape and bytes) and strings: content fingerprints."""
+
+    def __init__(self, *parts: Any):
+        self._h = hashlib.sha256()
+        for p in parts:
+            self.update(p)
+
+    def update(self, obj: Any) -> ArrayHasher:
+        if obj is None:
+            self._h.update(b"\x00none")
+        elif isinstance(obj, np.ndarray):
+            if obj.dtype == object:
+                obj = obj.astype(str)
+            a = np.ascontiguousarray(obj)
+            self._h.update(f"{a.dtype.str}{a.shape}".encode())
+            self._h.update(a.tobytes())
+        elif isinstance(obj, sp.spmatrix | sp.sparray):
+            m = sp.csr_matrix(obj)
+            m.sort_indices()
+            self.update(np.asarray(m.shape)).update(m.indptr).update(m.indices).update(m.data)
+        elif isinstance(obj, Vocab):
+            self.update(np.asarray(obj.index.astype(str)))
+        elif isinstance(obj, str | bytes):
+            self._h.update(obj.encode() if isinstance(obj, str) else obj)
+            self._h.update(b"\x00")
+        else:
+            self.update(json.dumps(_canonical(obj), sort_keys=True, default=str))
+        return self
+
+    def hexdigest(self) -> str:
+        return self._h.hexdigest()
+
+
+def fingerprint_interactions(h: ArrayHasher, x) -> ArrayHasher:
+    """Feed an `Interactions` (vocabularies, values, timestamps, kind, scale) into a hasher."""
+    return h.update(x.users).update(x.items).update(x.matrix).update(x.timestamps).update([x.kind, x.scale])
+
+
+@dataclass
+class Store:
+    """The artefact store of one output folder; `since_ns` = start of the current run."""
+
+    root: Path
+    resume: bool = True
+    since_ns: int = field(default_factory=time.time_ns)
+
+    def __post_init__(self):
+        self.root = Path(self.root)
+
+    def path(self, stage: str, key: str, ext: str) -> Path:
+        return self.root / stage / key[:2] / f"{key}.{ext}"
+
+    def has(self, stage: str, key: str, ext: str) -> bool:
+        p = self.path(stage, key, ext)
+        try:
+            st = p.stat()
+        except FileNotFoundError:
+            return False
+        return self.resume or st.st_mtime_ns >= self.since_ns
+
+    def remove_partial(self) -> int:
+        """Delete temporary files left by an interrupted run (atomic-write leftovers); returns how many."""
+        n = 0
+        if self.root.is_dir():
+            for p in self.root.rglob(".*.tmp"):
+                with contextlib.suppress(FileNotFoundError):
+                    p.unlink()
+                    n += 1
+        return n
+
+    # arrays ---------------------------------------------------------------------------------------
+    def save_arrays(self, stage: str, key: str, arrays: dict[str, np.ndarray]) -> None:
+        buf = io.BytesIO()
+        np.savez(buf, **arrays)
+        write_bytes(self.path(stage, key, "npz"), buf.getvalue())
+
+    def load_arrays(self, stage: str, key: str) -> dict[str, np.ndarray] | None:
+        """The arrays of a finished artefact, or None (absent, stale, or unreadable)."""
+        if not self.has(stage, key, "npz"):
+            return None
+        try:
+            with np.load(self.path(stage, key, "npz"), allow_pickle=False) as z:
+                return {k: z[k] for k in z.files}
+        except (OSError, ValueError, EOFError):
+            return None
+
+    def save_rankings(self, stage: str, key: str, rankings: Rankings) -> None:
+        self.save_arrays(stage, key, {"users": rankings.users, "items": rankings.items, "scores": rankings.scores})
+
+    def load_rankings(self, stage: str, key: str, user_vocab: Vocab, item_vocab: Vocab) -> Rankings | None:
+        a = self.load_arrays(stage, key)
+        if a is None:
+            return None
+        return Rankings(a["users"].astype(np.int64), a["items"].astype(np.int64), a["scores"], user_vocab, item_vocab)
+
+    # frames ---------------------------------------------------------------------------------------
+    def save_frame(self, stage: str, key: str, frame: pd.DataFrame) -> None:
+        write_frame(self.path(stage, key, "parquet"), frame)
+
+    def load_frame(self, stage: str, key: str) -> pd.DataFrame | None:
+        if not self.has(stage, key, "parquet"):
+            return None
+        try:
+            return pd.read_parquet(self.path(stage, key, "parquet"))
+        except (OSError, ValueError):
+            return None
+
+    # json -----------------------------------------------------------------------------------------
+    def save_json(self, stage: str, key: str, obj: Any) -> None:
+        write_json(self.path(stage, key, "json"), obj)
+
+    def load_json(self, stage: str, key: str) -> Any | None:
+        if not self.has(stage, key, "json"):
+            return None
+        try:
+            return json.loads(self.path(stage, key, "json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+
+def write_json(path: str | Path, obj: Any) -> None:
+    write_text(path, json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n")
+
+
+def write_frame(path: str | Path, frame: pd.DataFrame) -> None:
+    """Atomically write a DataFrame as Parquet."""
+    buf = io.BytesIO()
+    frame.to_parquet(buf, index=False)
+    write_bytes(path, buf.getvalue())
+
+
+def write_text(path: str | Path, text: str) -> None:
+    write_bytes(path, text.encode("utf-8"))
+
+
+__all__ = ["ArrayHasher", "Store", "fingerprint_interactions", "hash_config", "write_bytes", "write_frame",
+           "write_json", "write_text"]

@@ -1,0 +1,311 @@
+"""Declarative experiment files: pydantic models (``extra="forbid"``) loaded from TOML.
+
+An experiment is datasets × splits × recommenders (top-N candidates) × diversifiers (grids of parameters,
+over aspect spaces) → top-k lists → per-user metric values → statistics. The TOML file is these models
+nested; docs/experiments.md documents every key. Errors name the file and the key path, e.g.
+``demo.toml: diversifiers[0].grid.lambda: Input should be a valid list``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from recdiv.errors import ConfigError
+
+Scalar = bool | int | float | str
+
+
+class _Config(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DatasetConfig(_Config):
+    """A dataset (`recdiv.data.load.load_dataset` name or folder) and the splits evaluated on it."""
+
+    name: str = Field(min_length=1, description="dataset name or folder: ml-100k, synthetic:small, ...")
+    label: str | None = Field(None, description="name used in results (default: `name`)")
+    splits: list[str] = Field(default=["holdout:0.2"], min_length=1, description="split specs: u1, kfold:5:1, ...")
+    options: dict[str, Any] = Field(default_factory=dict, description="keyword options of load_dataset")
+    data_dir: str | None = Field(None, description="folder holding datasets (default: RECDIV_DATA / ../shared/data)")
+
+    @property
+    def key(self) -> str:
+        return self.label or self.name
+
+    @field_validator("splits")
+    @classmethod
+    def _unique_splits(cls, v: list[str]) -> list[str]:
+        if len(set(v)) != len(v):
+            raise ValueError("split specs must be distinct")
+        return v
+
+
+class RecommenderConfig(_Config):
+    """A baseline recommender (`recdiv.algorithms.registry.make_recommender(name, **params)`)."""
+
+    name: str = Field(min_length=1)
+    label: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return self.label or self.name
+
+
+class AspectConfig(_Config):
+    """An aspect space: explicit (an item attribute of the dataset) or latent (from a fitted model).
+
+    explicit: ``attribute`` names a dataset attribute (genres, tags).
+    latent: ``recommender`` names a recommender of this experiment (its fitted model is reused), or ``model``
+    (+ ``params``) names a model fitted only for the aspects; ``l`` = number of dominant factors (MF).
+    ``similarity`` is the item similarity that distance-based rerankers (MMR, DPP, ...) use with this space.
+    """
+
+    name: str = Field(min_length=1)
+    kind: Literal["explicit", "latent"]
+    attribute: str | None = None
+    recommender: str | None = None
+    model: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    l: int | None = Field(None, ge=1, description="dominant factors per item (latent MF aspects)")
+    options: dict[str, Any] = Field(default_factory=dict, description="other options of the space builder")
+    similarity: str | None = Field(None, description="cosine | jaccard | latent-cosine (default by kind)")
+
+    @model_validator(mode="after")
+    def _check_kind(self) -> AspectConfig:
+        if self.kind == "explicit":
+            if not self.attribute:
+                raise ValueError("an explicit aspect space needs `attribute` (e.g. attribute = \"genres\")")
+            for k in ("recommender", "model", "l"):
+                if getattr(self, k) is not None:
+                    raise ValueError(f"`{k}` is for latent aspect spaces only")
+            if self.params:
+                raise ValueError("`params` is for latent aspect spaces only")
+        else:
+            if self.attribute is not None:
+                raise ValueError("`attribute` is for explicit aspect spaces only")
+            if (self.recommender is None) == (self.model is None):
+                raise ValueError("a latent aspect space needs exactly one of `recommender` (a recommender label) "
+                                 "or `model` (a model name)")
+            if self.recommender is not None and self.params:
+                raise ValueError("`params` goes with `model`; a `recommender` brings its own parameters")
+        return self
+
+
+class DiversifierConfig(_Config):
+    """A reranker (`recdiv.diversifiers.registry.make_reranker(name, **params)`) with a parameter grid.
+
+    Every combination of the ``grid`` values (cartesian product) × every aspect space in ``aspects`` ×
+    every recommender in ``recommenders`` (default: all) is one system.
+    """
+
+    name: str = Field(min_length=1)
+    label: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    grid: dict[str, list[Scalar]] = Field(default_factory=dict)
+    aspects: list[str] = Field(default_factory=list)
+    recommenders: list[str] | None = None
+
+    @property
+    def key(self) -> str:
+        return self.label or self.name
+
+    @field_validator("grid")
+    @classmethod
+    def _nonempty_grid(cls, v: dict[str, list]) -> dict[str, list]:
+        for k, vals in v.items():
+            if not vals:
+                raise ValueError(f"grid `{k}` is empty")
+            if len(set(map(repr, vals))) != len(vals):
+                raise ValueError(f"grid `{k}` repeats a value")
+        return v
+
+    @model_validator(mode="after")
+    def _disjoint(self) -> DiversifierConfig:
+        both = set(self.params) & set(self.grid)
+        if both:
+            raise ValueError(f"`{sorted(both)[0]}` is both in params and in grid")
+        return self
+
+    def grid_points(self) -> list[dict[str, Any]]:
+        """The parameter settings of the grid (a single empty setting without a grid)."""
+        keys = list(self.grid)
+        return [dict(zip(keys, combo)) for combo in itertools.product(*(self.grid[k] for k in keys))]
+
+
+class CandidatesConfig(_Config):
+    """Candidate depth N (top-N of each recommender) and final list length k (after reranking)."""
+
+    n: int = Field(500, ge=1)
+    k: int = Field(50, ge=1)
+
+    @model_validator(mode="after")
+    def _k_le_n(self) -> CandidatesConfig:
+        if self.k > self.n:
+            raise ValueError(f"k = {self.k} is larger than the candidate depth n = {self.n}")
+        return self
+
+
+class MetricsConfig(_Config):
+    """Measures (``Name(param=value)@K`` strings) and the evaluation settings they share."""
+
+    measures: list[str] = Field(min_length=1)
+    threshold: float = Field(4.0, description="relevance threshold τ (relevant ⇔ grade ≥ τ)")
+    population: Literal["relevant", "judged"] = "relevant"
+    aspects: str | None = Field(None, description="aspect space of the metrics (default: first explicit one)")
+    similarity: str | None = Field(None, description="item similarity of distance metrics (default by kind)")
+
+    @field_validator("measures")
+    @classmethod
+    def _unique(cls, v: list[str]) -> list[str]:
+        if len(set(v)) != len(v):
+            raise ValueError("a measure is listed twice")
+        return v
+
+
+class StatisticsConfig(_Config):
+    """Paired significance tests of every system against a baseline, with a multiple-comparison correction.
+
+    baseline: a system name, or "recommender" (default): each diversified system is compared with the
+    undiversified list of its own recommender, and recommenders with the first one.
+    """
+
+    test: str = "wilcoxon"
+    baseline: str = "recommender"
+    correction: str = "holm"
+    alpha: float = Field(0.05, gt=0, lt=1)
+
+
+class ReportConfig(_Config):
+    """Report contents: trade-off plots (accuracy measure, diversity measure) and the bar-chart intervals."""
+
+    tradeoff: list[tuple[str, str]] = Field(default_factory=list)
+    confidence: float = Field(0.95, gt=0, lt=1)
+
+
+class ExperimentConfig(_Config):
+    """A whole experiment (see docs/experiments.md for the TOML layout)."""
+
+    name: str = Field(min_length=1)
+    description: str = ""
+    seed: int = 0
+    output: str | None = Field(None, description="output folder (default: results/<name>)")
+    datasets: list[DatasetConfig] = Field(min_length=1)
+    recommenders: list[RecommenderConfig] = Field(min_length=1)
+    candidates: CandidatesConfig = CandidatesConfig()
+    aspects: list[AspectConfig] = Field(default_factory=list)
+    diversifiers: list[DiversifierConfig] = Field(default_factory=list)
+    metrics: MetricsConfig
+    statistics: StatisticsConfig = StatisticsConfig()
+    report: ReportConfig = ReportConfig()
+
+    @model_validator(mode="after")
+    def _references(self) -> ExperimentConfig:
+        _unique([d.key for d in self.datasets], "datasets", "label")
+        _unique([r.key for r in self.recommenders], "recommenders", "label")
+        _unique([a.name for a in self.aspects], "aspects", "name")
+        _unique([d.key for d in self.diversifiers], "diversifiers", "label")
+        recs = {r.key for r in self.recommenders}
+        spaces = {a.name for a in self.aspects}
+        for i, a in enumerate(self.aspects):
+            if a.recommender is not None and a.recommender not in recs:
+                raise _ref_error(f"aspects[{i}].recommender", a.recommender, "recommender", recs)
+        for i, d in enumerate(self.diversifiers):
+            for j, s in enumerate(d.aspects):
+                if s not in spaces:
+                    raise _ref_error(f"diversifiers[{i}].aspects[{j}]", s, "aspect space", spaces)
+            for j, r in enumerate(d.recommenders or []):
+                if r not in recs:
+                    raise _ref_error(f"diversifiers[{i}].recommenders[{j}]", r, "recommender", recs)
+        if self.metrics.aspects is not None and self.metrics.aspects not in spaces:
+            raise _ref_error("metrics.aspects", self.metrics.aspects, "aspect space", spaces)
+        for i, pair in enumerate(self.report.tradeoff):
+            for j, m in enumerate(pair):
+                if m not in self.metrics.measures:
+                    raise _ref_error(f"report.tradeoff[{i}][{j}]", m, "measure of metrics.measures",
+                                     set(self.metrics.measures))
+        return self
+
+    @property
+    def evaluation_aspects(self) -> str | None:
+        """Name of the aspect space the metrics use: metrics.aspects, else the first explicit space."""
+        if self.metrics.aspects is not None:
+            return self.metrics.aspects
+        explicit = [a.name for a in self.aspects if a.kind == "explicit"]
+        return explicit[0] if explicit else (self.aspects[0].name if self.aspects else None)
+
+    def output_dir(self, override: str | Path | None = None) -> Path:
+        return Path(override or self.output or Path("results") / self.name)
+
+    def to_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json"), indent=2, sort_keys=True)
+
+
+class _RefError(ValueError):
+    pass
+
+
+def _unique(names: list[str], section: str, what: str) -> None:
+    seen = set()
+    for i, n in enumerate(names):
+        if n in seen:
+            raise ValueError(f"{section}[{i}]: {what} {n!r} is used twice (set a distinct `label`)")
+        seen.add(n)
+
+
+def _ref_error(where: str, value: str, what: str, known: set[str]) -> ValueError:
+    names = ", ".join(sorted(known)) or "none defined"
+    return _RefError(f"{where}: no {what} named {value!r} (known: {names})")
+
+
+def _loc(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif str(part).startswith(("function-", "tagged-union")):
+            continue
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def validate(data: dict[str, Any], source: str = "<experiment>") -> ExperimentConfig:
+    """An `ExperimentConfig` from a parsed TOML/JSON mapping; errors name `source` and the key path."""
+    try:
+        return ExperimentConfig.model_validate(data)
+    except ValidationError as e:
+        lines = []
+        for err in e.errors():
+            msg = err["msg"].removeprefix("Value error, ")
+            where = _loc(err["loc"])
+            if err["type"] == "extra_forbidden":
+                msg = "unknown key"
+            elif err["type"] == "missing":
+                msg = "required key is missing"
+            lines.append(f"{where}: {msg}" if where and not msg.startswith(where) else msg)
+        raise ConfigError(f"{source}: " + "; ".join(lines)) from None
+
+
+def load_experiment(path: str | Path) -> ExperimentConfig:
+    """Read and validate an experiment TOML file."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: experiment file not found") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a directory, expected an experiment TOML file") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not valid UTF-8 text") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    return validate(data, str(path))

@@ -1,0 +1,438 @@
+"""Runs an experiment: dataset → split → fit recommender → top-N candidates → rerank → per-user metrics →
+statistics and report, caching every stage's artefact under a content hash so that `--resume` redoes nothing
+that finished.
+
+Work is planned as tasks over grid cells:
+
+- a *model task* per (dataset, split, model): fits a recommender (or the model of a latent aspect space), writes
+  its top-N candidates and the latent aspect spaces derived from it;
+- a *system task* per (dataset, split, system): reranks the candidates (diversified systems) and computes the
+  per-user values of every measure.
+
+System tasks wait for the model tasks they read from. Tasks run in this process (``jobs=1``), in worker
+processes (``jobs>1``, `concurrent.futures`) or on Ray (``backend="ray"``); they communicate only through the
+artefact store, so all three give identical artefacts.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import contextlib
+import importlib
+import multiprocessing
+import os
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from recdiv.errors import ConfigError, RecdivError
+from recdiv.experiment.cache import Store, hash_config, write_frame, write_json
+from recdiv.experiment.config import ExperimentConfig, RecommenderConfig
+from recdiv.experiment.stages import (
+    FACTOR_MODELS,
+    SYSTEM_LEVEL_USER,
+    TOPIC_MODELS,
+    Env,
+    ModelPlan,
+    SystemPlan,
+    aspect_key,
+    build_explicit_space,
+    component,
+    load_data,
+    load_split,
+    recommender_params,
+    remember,
+    run_model_task,
+    run_system_task,
+    save_space,
+)
+
+STAGES = ("fit", "candidates", "aspects", "rerank", "scores")
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+# planning -----------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class System:
+    """One evaluated system: a recommender's list, possibly reranked by a diversifier setting over aspects."""
+
+    name: str
+    recommender: str
+    diversifier: str | None = None
+    reranker: str | None = None
+    params: tuple[tuple[str, Any], ...] = ()
+    grid: tuple[tuple[str, Any], ...] = ()
+    aspects: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "recommender": self.recommender, "diversifier": self.diversifier,
+                "reranker": self.reranker, "params": dict(self.params), "grid": dict(self.grid),
+                "aspects": self.aspects}
+
+
+def plan_systems(config: ExperimentConfig) -> list[System]:
+    """Every system of the experiment: each recommender, then each diversifier grid point × aspects × recommender."""
+    systems = [System(r.key, r.key) for r in config.recommenders]
+    for d in config.diversifiers:
+        recs = d.recommenders or [r.key for r in config.recommenders]
+        for rec in recs:
+            for point in d.grid_points():
+                for asp in d.aspects or [None]:
+                    grid = ",".join(f"{k}={_fmt(v)}" for k, v in point.items())
+                    name = f"{rec}+{d.key}" + (f"({grid})" if grid else "") + (f"[{asp}]" if asp else "")
+                    params = {**d.params, **point}
+                    systems.append(System(name, rec, d.key, d.name, tuple(params.items()), tuple(point.items()), asp))
+    seen = set()
+    for s in systems:
+        if s.name in seen:
+            raise ConfigError(f"two systems are both named {s.name!r}: give one diversifier a distinct `label`")
+        seen.add(s.name)
+    return systems
+
+
+def check_components(config: ExperimentConfig) -> None:
+    """Import every component the experiment names and validate every parameter setting before any work."""
+    component("recdiv.data.load", "loading datasets")
+    component("recdiv.data.splits", "splitting datasets")
+    algos = component("recdiv.algorithms.registry", "the recommenders")
+    for i, r in enumerate(config.recommenders):
+        _validated(lambda r=r: algos.make_recommender(r.name, **r.params), f"recommenders[{i}]")
+    recs = {r.key: r for r in config.recommenders}
+    for i, a in enumerate(config.aspects):
+        if a.kind == "explicit":
+            component("recdiv.aspects.build", f"aspects[{i}] (explicit aspect space)")
+        else:
+            component("recdiv.aspects.latent", f"aspects[{i}] (latent aspect space)")
+            source = a.model or recs[a.recommender].name
+            if source not in FACTOR_MODELS + TOPIC_MODELS:
+                raise ConfigError(f"aspects[{i}]: {source!r} has no latent factors or topics (latent aspects come "
+                                  f"from {', '.join(FACTOR_MODELS + TOPIC_MODELS)})")
+            if source in FACTOR_MODELS and a.l is None:
+                raise ConfigError(f"aspects[{i}].l: MF factor aspects need `l` (dominant factors per item)")
+            if a.model is not None and a.model != "lda":
+                _validated(lambda a=a: algos.make_recommender(a.model, **a.params), f"aspects[{i}].params")
+    if config.diversifiers:
+        div = component("recdiv.diversifiers.registry", "the diversifiers")
+        for i, d in enumerate(config.diversifiers):
+            for point in d.grid_points():
+                _validated(lambda d=d, p=point: div.make_reranker(d.name, **{**d.params, **p}), f"diversifiers[{i}]")
+    ev = component("recdiv.eval", "the metrics")
+    for i, m in enumerate(config.metrics.measures):
+        _validated(lambda m=m: ev.parse_measure(m), f"metrics.measures[{i}]")
+    sig = component("recdiv.eval.significance", "the statistics")
+    corr = component("recdiv.eval.corrections", "the statistics")
+    _validated(lambda: sig.canonical_test(config.statistics.test), "statistics.test")
+    _validated(lambda: corr.canonical_correction(config.statistics.correction), "statistics.correction")
+
+
+def _validated(make, where: str):
+    try:
+        return make()
+    except RecdivError as e:
+        raise ConfigError(f"{where}: {e}") from None
+    except (TypeError, ValueError, KeyError) as e:
+        msg = e.errors()[0]["msg"] if hasattr(e, "errors") else str(e)
+        raise ConfigError(f"{where}: {msg}") from None
+
+def plan_models(config: ExperimentConfig, sfp: str) -> list[ModelPlan]:
+    """The models to fit on a split (recommenders, and models of latent aspect spaces, each fitted once)."""
+    by_fit: dict[str, dict[str, Any]] = {}
+
+    def add(r: RecommenderConfig) -> str:
+        params = dict(r.params) if r.name == "lda" else recommender_params(r.name, r.params, config.seed)
+        key = hash_config("fit", sfp, r.name, params, config.seed)
+        by_fit.setdefault(key, {"name": r.name, "params": params, "recommender": None, "latent": []})
+        return key
+
+    for r in config.recommenders:
+        key = add(r)
+        by_fit[key]["recommender"] = by_fit[key]["recommender"] or r.key
+    recs = {r.key: r for r in config.recommenders}
+    for a in config.aspects:
+        if a.kind == "latent":
+            src = recs[a.recommender] if a.recommender else RecommenderConfig(name=a.model, params=a.params)
+            key = add(src)
+            by_fit[key]["latent"].append((a.name, aspect_key(a, "", key)))
+    out = []
+    for key, m in by_fit.items():
+        cand = hash_config("candidates", key, config.candidates.n) if m["recommender"] else None
+        out.append(ModelPlan(m["name"], tuple(m["params"].items()), key, cand, m["recommender"], tuple(m["latent"])))
+    return out
+
+
+# planning a split ------------------------------------------------------------------------------------------------
+@dataclass
+class Task:
+    kind: str  # "model" | "system"
+    env: Env
+    plan: Any
+    deps: tuple[int, ...] = ()
+    label: str = ""
+
+
+def plan_split(config: ExperimentConfig, systems: list[System], env_base: dict[str, Any], di: int, spec: str,
+               dfp: str, sfp: str, first: int) -> list[Task]:
+    """Tasks of one split; task ids start at `first` (dependencies refer to those ids)."""
+    env = Env(dataset=di, split=spec, **env_base)
+    dname = config.datasets[di].key
+    models = plan_models(config, sfp)
+    tasks = [Task("model", env, m, (), f"{dname}/{spec}: fit {m.recommender or m.name}") for m in models]
+    model_of_rec = {m.recommender: first + i for i, m in enumerate(models) if m.recommender}
+    cand_key = {m.recommender: m.candidates_key for m in models if m.recommender}
+    latent_key = {name: (first + i, key) for i, m in enumerate(models) for name, key in m.latent}
+    spaces = {a.name: a for a in config.aspects}
+
+    def space_ref(name: str | None) -> tuple[str | None, tuple[int, ...]]:
+        if name is None:
+            return None, ()
+        if spaces[name].kind == "explicit":
+            return aspect_key(spaces[name], dfp, None), ()
+        tid, key = latent_key[name]
+        return key, (tid,)
+
+    eval_key, eval_deps = space_ref(config.evaluation_aspects)
+    ctx_key = hash_config("eval", sfp, eval_key, config.metrics.model_dump(mode="json", exclude={"measures"}))
+    k = config.candidates.k
+    for s in systems:
+        ck = cand_key[s.recommender]
+        rkey, rdeps = space_ref(s.aspects)
+        if s.diversifier is None:
+            ranking_key = hash_config("baseline", ck, k)
+        else:
+            ranking_key = hash_config("rerank", ck, rkey, s.reranker, dict(s.params), k, config.seed, sfp)
+        deps = tuple(sorted({model_of_rec[s.recommender], *rdeps, *eval_deps}))
+        plan = SystemPlan(s, ck, ranking_key, rkey, hash_config("scores", ranking_key, ctx_key), eval_key,
+                          tuple(config.metrics.measures))
+        tasks.append(Task("system", env, plan, deps, f"{dname}/{spec}: {s.name}"))
+    return tasks
+
+
+def run_task(task: Task) -> Counter:
+    """Entry point of every task (in this process, a worker process or a Ray worker)."""
+    if task.kind == "model":
+        return run_model_task(task.env, task.plan)
+    return run_system_task(task.env, task.plan)
+
+
+# execution ---------------------------------------------------------------------------------------------------------
+class _InlineExecutor:
+    """Runs each task at submission (jobs = 1): the same code path as the pools, without processes."""
+
+    def submit(self, fn, *args) -> cf.Future:
+        fut: cf.Future = cf.Future()
+        try:
+            fut.set_result(fn(*args))
+        except BaseException as e:  # delivered to the scheduler, which re-raises it
+            fut.set_exception(e)
+        return fut
+
+    def shutdown(self, cancel_futures: bool = False) -> None:
+        pass
+
+
+class _RayExecutor:
+    def __init__(self, jobs: int):
+        import ray
+
+        self._ray = ray
+        if not ray.is_initialized():
+            ray.init(num_cpus=jobs if jobs > 1 else None, include_dashboard=False, log_to_driver=False)
+        self._remote = ray.remote(run_task)
+
+    def submit(self, fn, *args) -> cf.Future:
+        return self._remote.remote(*args).future()
+
+    def shutdown(self, cancel_futures: bool = False) -> None:
+        pass
+
+
+def _worker_init() -> None:
+    """Worker processes: one thread each for the native libraries (the pool provides the parallelism)."""
+    os.environ.setdefault("RECDIV_THREADS", "1")
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+    with contextlib.suppress(Exception):
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1)
+
+
+def make_executor(jobs: int, backend: str):
+    if backend == "ray":
+        try:
+            importlib.import_module("ray")
+        except ModuleNotFoundError:
+            raise ConfigError("--backend ray needs the optional `ray` package (pip install 'recdiv[ray]'); "
+                              "use --backend local") from None
+        return _RayExecutor(jobs)
+    if backend != "local":
+        raise ConfigError(f"unknown backend {backend!r} (local, ray)")
+    if jobs < 1:
+        raise ConfigError(f"--jobs must be at least 1, got {jobs}")
+    if jobs == 1:
+        return _InlineExecutor()
+    # forkserver: workers fork from a clean server process that has imported recdiv's stage modules once (no
+    # inherited threads or locks, as with plain fork; no per-worker import cost, as with spawn)
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["recdiv.experiment.stages", "recdiv.eval", "recdiv.algorithms.registry",
+                                "recdiv.diversifiers.registry", "recdiv.data.load", "recdiv.data.splits"])
+    return cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init)
+
+
+class Scheduler:
+    """Submits tasks whose dependencies are done; collects their stage counters; reports progress."""
+
+    def __init__(self, executor, progress=None):
+        self.executor = executor
+        self.progress = progress
+        self.stats: Counter = Counter()
+        self._bar = None
+
+    def run(self, tasks: list[Task], title: str) -> None:
+        if self.progress is not None:
+            self._bar = self.progress.add_task(title, total=len(tasks))
+        done: set[int] = set()
+        pending: dict[cf.Future, int] = {}
+        submitted: set[int] = set()
+        try:
+            while len(done) < len(tasks):
+                for i, t in enumerate(tasks):
+                    if i not in submitted and all(d in done for d in t.deps):
+                        submitted.add(i)
+                        fut = self.executor.submit(run_task, t)
+                        pending[fut] = i
+                        if fut.done() and fut.exception() is not None:
+                            fut.result()  # fail fast (inline execution): later tasks must not run
+                if not pending:
+                    raise RuntimeError("experiment tasks have unsatisfiable dependencies")
+                finished, _ = cf.wait(list(pending), return_when=cf.FIRST_COMPLETED)
+                for fut in finished:
+                    i = pending.pop(fut)
+                    self.stats.update(fut.result())
+                    done.add(i)
+                    if self._bar is not None:
+                        self.progress.update(self._bar, advance=1, description=f"{title} {tasks[i].label}"[:90])
+        except BaseException:
+            for fut in pending:
+                fut.cancel()
+            raise
+        if self._bar is not None:
+            self.progress.update(self._bar, description=title)
+
+
+# the run ---------------------------------------------------------------------------------------------------------
+@dataclass
+class RunResult:
+    """Where the outputs are and how much work each stage did (`computed`) or reused (`cached`)."""
+
+    out: Path
+    computed: Counter = field(default_factory=Counter)
+    cached: Counter = field(default_factory=Counter)
+    seconds: float = 0.0
+    report: Any = None
+
+
+def run_experiment(
+    config: ExperimentConfig,
+    out: str | Path | None = None,
+    *,
+    resume: bool = False,
+    jobs: int = 1,
+    backend: str = "local",
+    progress: bool = True,
+    report: bool = True,
+) -> RunResult:
+    """Run (or resume) an experiment and write its outputs; see the module docstring and docs/experiments.md."""
+    t0 = time.perf_counter()
+    check_components(config)
+    systems = plan_systems(config)
+    out = config.output_dir(out)
+    out.mkdir(parents=True, exist_ok=True)
+    store = Store(out / "cache", resume=resume)
+    store.remove_partial()
+    write_json(out / "experiment.json", config.model_dump(mode="json"))
+    write_json(out / "systems.json", [s.to_json() for s in systems])
+    env_base = {"store_root": str(store.root), "resume": resume, "since_ns": store.since_ns,
+                "config": config.model_dump(mode="json")}
+    remember(config)
+    executor = make_executor(jobs, backend)
+    prog = _progress() if progress else None
+    sched = Scheduler(executor, prog)
+    index: list[tuple[str, str, SystemPlan]] = []
+    try:
+        with prog or contextlib.nullcontext():
+            for di, dcfg in enumerate(config.datasets):
+                dataset, dfp = load_data(config, di)
+                for a in config.aspects:  # explicit spaces: once per dataset, in this process
+                    key = aspect_key(a, dfp, None)
+                    if a.kind == "explicit" and not store.has("aspects", key, "npz"):
+                        save_space(store, key, build_explicit_space(a, dataset), None)
+                        sched.stats["aspects"] += 1
+                tasks: list[Task] = []
+                for spec in dcfg.splits:
+                    _, sfp = load_split(config, di, spec)
+                    new = plan_split(config, systems, env_base, di, spec, dfp, sfp, len(tasks))
+                    tasks += new
+                    index += [(dcfg.key, spec, t.plan) for t in new if t.kind == "system"]
+                sched.run(tasks, f"{dcfg.key}")
+    finally:
+        executor.shutdown(cancel_futures=True)
+    result = RunResult(out, seconds=0.0)
+    for k, v in sched.stats.items():
+        stage, _, tag = k.partition(":")
+        (result.cached if tag == "cached" else result.computed)[stage] += v
+    collect_scores(store, index, out)
+    if report:
+        from recdiv.experiment.report import build_report
+
+        result.report = build_report(out)
+    result.seconds = time.perf_counter() - t0
+    return result
+
+
+def collect_scores(store: Store, index: list[tuple[str, str, SystemPlan]], out: Path) -> None:
+    """Gather the per-user score artefacts into out/scores.parquet (+ out/system_scores.parquet)."""
+    per_user, system_level = [], []
+    for dataset, split, plan in index:
+        f = store.load_frame("scores", plan.scores_key)
+        if f is None:
+            raise RuntimeError(f"scores of {plan.system.name} on {dataset}/{split} are missing from the store")
+        f = f[f["measure"].isin(plan.measures)]
+        f = f.assign(dataset=dataset, split=split, system=plan.system.name)
+        sl = f["user"] == SYSTEM_LEVEL_USER
+        per_user.append(f[~sl])
+        system_level.append(f[sl].drop(columns="user"))
+    cols = ["dataset", "split", "system", "measure", "user", "value"]
+    frame = pd.concat(per_user, ignore_index=True)[cols] if per_user else pd.DataFrame(columns=cols)
+    write_frame(out / "scores.parquet", frame)
+    sys_frame = pd.concat(system_level, ignore_index=True)[[*cols[:4], "value"]] if system_level else None
+    path = out / "system_scores.parquet"
+    if sys_frame is not None and len(sys_frame):
+        write_frame(path, sys_frame)
+    elif path.exists():
+        path.unlink()
+
+
+def _progress():
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    TextColumn("ETA"), TimeRemainingColumn(), transient=False)

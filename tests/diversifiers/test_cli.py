@@ -1,0 +1,58 @@
+"""`recdiv rerank` end to end on Example E files, and its explicit errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from recdiv.cli import main
+from recdiv.data.textio import read_trec_run
+
+
+def _files(tmp_path, extra_run_line=""):
+    run = tmp_path / "cands.run"
+    run.write_text("".join(f"u Q0 c{j} {j} {s} base\n" for j, s in zip(range(1, 6), [.9, .8, .7, .6, .5]))
+                   + extra_run_line)
+    asp = tmp_path / "aspects.tsv"
+    asp.write_text("c1\tA\nc2\tA\nc3\tC\nc4\tA\nc4\tC\nc5\tD\np1\tA\np2\tA\np2\tC\np3\tD\n")
+    train = tmp_path / "train.tsv"
+    train.write_text("u\tp1\t5\nu\tp2\t4\nu\tp3\t2\n")
+    return run, asp, train
+
+
+def test_rerank_xquad_and_ia_select(tmp_path):
+    run, asp, train = _files(tmp_path)
+    out = tmp_path / "out.run"
+    rc = main(["rerank", str(run), "--method", "IASelect", "--aspects", str(asp), "--train", str(train),
+               "-k", "3", "-o", str(out)])
+    assert rc == 0
+    assert read_trec_run(out)["item"].tolist() == ["c1", "c3", "c4"]
+    rc = main(["rerank", str(run), "--method", "xQuAD", "--param", "lambda=0.9", "--aspects", str(asp),
+               "--train", str(train), "-k", "3", "-o", str(out)])
+    assert rc == 0 and read_trec_run(out)["item"].tolist() == ["c1", "c5", "c4"]
+    rc = main(["rerank", str(run), "--method", "Random", "--seed", "42", "--aspects", str(asp), "-k", "3",
+               "-o", str(out)])
+    assert rc == 0 and read_trec_run(out)["item"].tolist() == ["c5", "c3", "c4"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--method", "Nope"], "unknown reranker 'Nope'"),
+    (["--method", "MMR", "--param", "lambda=2"], "lambda"),
+    (["--method", "MMR", "--param", "oops"], "key=value"),
+    (["--method", "xQuAD", "--no-train"], "needs --train"),
+])
+def test_rerank_errors(tmp_path, capsys, args, message):
+    run, asp, train = _files(tmp_path)
+    base = ["rerank", str(run), "--aspects", str(asp), "-o", str(tmp_path / "o.run")]
+    if "--no-train" in args:
+        args = [a for a in args if a != "--no-train"]
+    else:
+        base += ["--train", str(train)]
+    assert main(base + args) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_unknown_item_names_file_and_line(tmp_path, capsys):
+    run, asp, train = _files(tmp_path, "u Q0 zz 6 0.4 base\n")
+    assert main(["rerank", str(run), "--method", "MMR", "--aspects", str(asp), "--train", str(train),
+                 "-o", str(tmp_path / "o.run")]) == 2
+    assert "cands.run:6: item 'zz'" in capsys.readouterr().err

@@ -1,0 +1,141 @@
+"""Hand-worked greedy selections of METRICS.md Example E (§E.1–E.10), with the step values stated there."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from recdiv.diversifiers import make_reranker
+from recdiv.diversifiers.blocks import aspect_probabilities
+from recdiv.diversifiers.normalize import nonnegative
+from tests.diversifiers.example_e import example_e, ids
+
+CASES = [
+    ("MMR", {"lambda": 0.5}, ("c1", "c3", "c5")),
+    ("MMR", {"lambda": 0.8}, ("c1", "c2", "c3")),
+    ("MMR", {"lambda": 0.5, "variant": "ranksys"}, ("c1", "c3", "c2")),
+    ("Ziegler", {"theta_F": 0.5}, ("c1", "c3", "c2")),
+    ("Ziegler", {"theta_F": 0.9}, ("c1", "c3", "c5")),
+    ("IASelect", {}, ("c1", "c3", "c4")),
+    ("xQuAD", {"lambda": 0.5}, ("c1", "c2", "c3")),
+    ("xQuAD", {"lambda": 0.9}, ("c1", "c5", "c4")),
+    ("NGD", {"lambda": 0.5}, ("c1", "c5", "c3")),
+    ("PM2", {"lambda": 0.9}, ("c1", "c3", "c5")),
+    ("PM2", {"lambda": 0.5}, ("c5", "c4", "c1")),
+    ("DPP", {"theta": None}, ("c1", "c3", "c5")),
+    ("DPP", {"theta": 0.5}, ("c1", "c3", "c5")),
+    ("DPP", {"theta": 0.7}, ("c1", "c3", "c5")),
+    ("DPP", {"theta": 0.9}, ("c1", "c3", "c5")),
+    ("Calibrated", {"lambda": 0.5}, ("c4", "c5", "c1")),
+    ("Calibrated", {"lambda": 0.2}, ("c1", "c3", "c2")),
+    ("Calibrated", {"lambda": 0.1}, ("c1", "c2", "c3")),
+    ("Calibrated", {"lambda": 0.05}, ("c1", "c2", "c3")),
+    ("Calibrated", {"lambda": 0.0}, ("c1", "c2", "c3")),
+    ("Random", {"seed": 42}, ("c5", "c3", "c4")),
+]
+
+
+@pytest.mark.parametrize(("name", "params", "expected"), CASES, ids=[f"{c[0]}{c[1]}" for c in CASES])
+def test_example_e_selection(name, params, expected):
+    cands, ctx = example_e()
+    out = make_reranker(name, **params).rerank(cands, 3, ctx)
+    assert ids(out) == expected
+    assert out.scores[0].tolist() == [3.0, 2.0, 1.0]
+
+
+def _steps(name, params):
+    """Objective values at each step (remaining candidates), recorded through the greedy template."""
+    cands, ctx = example_e()
+    rr = make_reranker(name, **params)
+    seen = []
+    orig = rr.objective
+
+    def spy(state, block, remaining, t):
+        f = orig(state, block, remaining, t)
+        seen.append(np.where(remaining, f, np.nan)[0].copy())
+        return f
+
+    rr.objective = spy
+    rr.rerank(cands, 3, ctx)
+    return seen
+
+
+def test_mmr_thesis_step_values():
+    s = _steps("MMR", {"lambda": 0.5})
+    np.testing.assert_allclose(s[1][1:], [-0.125, 0.25, -0.228553, 0.0], atol=1e-4)
+    np.testing.assert_allclose(s[2][[1, 3, 4]], [-0.125, -0.228553, 0.0], atol=1e-4)
+
+
+def test_ia_select_step_values():
+    s = _steps("IASelect", {})
+    np.testing.assert_allclose(s[0], [0.5, 0.375, 0.125, 0.09375, 0.0], atol=1e-12)
+    np.testing.assert_allclose(s[1][[2, 3]], [0.125, 0.03125], atol=1e-12)
+    np.testing.assert_allclose(s[2][3], 0.015625, atol=1e-12)
+
+
+def test_xquad_step_values():
+    s = _steps("xQuAD", {"lambda": 0.5})
+    np.testing.assert_allclose(s[0], [0.5978, 0.4620, 0.3173, 0.2479, 0.125], atol=1e-4)
+    s = _steps("xQuAD", {"lambda": 0.9})
+    np.testing.assert_allclose(s[0], [0.2761, 0.2315, 0.1712, 0.2462, 0.225], atol=1e-4)
+    np.testing.assert_allclose(s[1][1:], [0.1703, 0.1712, 0.2003, 0.225], atol=1e-4)
+
+
+def test_ngd_values():
+    s = _steps("NGD", {"lambda": 0.5})
+    np.testing.assert_allclose(s[0], [0.0674, -0.0771, 0.0203, -0.0540, 0.0434], atol=1e-4)
+
+
+def test_pm2_values():
+    s = _steps("PM2", {"lambda": 0.9})
+    picked = [0, 2, 4]
+    np.testing.assert_allclose([s[t][p] for t, p in enumerate(picked)], [0.5283, 0.3635, 0.675], atol=1e-4)
+
+
+def test_ziegler_weights():
+    s = _steps("Ziegler", {"theta_F": 0.5})
+    np.testing.assert_allclose(-s[1][1:], [3, 2, 3.5, 3.5])
+    np.testing.assert_allclose(-s[2][[1, 3, 4]], [2, 3.5, 3])
+
+
+def test_aspect_probabilities():
+    cands, ctx = example_e()
+    from recdiv.diversifiers.base import CandidateBlock
+
+    block = CandidateBlock(cands.items, cands.scores, cands.items >= 0, np.array([0]), ctx)
+    p = aspect_probabilities(block, nonnegative(block.scores, block.valid)).matrix.toarray()  # 5 × 3 (A, C, D)
+    expected = [[0.3913, 0, 0], [0.3478, 0, 0], [0, 0.5385, 0], [0.2609, 0.4615, 0], [0, 0, 1]]
+    np.testing.assert_allclose(p, expected, atol=1e-4)
+
+
+def test_dpp_plain_step_values_and_brute_force():
+    s = _steps("DPP", {"theta": None})
+    np.testing.assert_allclose(s[0], [0.81, 0.64, 0.49, 0.36, 0.25])
+    np.testing.assert_allclose(s[1][1:], [0.0, 0.49, 0.18, 0.25], atol=1e-12)
+    # brute force: argmax log det L_Y over all 3-subsets, L = diag(q) S diag(q)
+    feats = np.array([[1, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1]], float)
+    f = feats / np.linalg.norm(feats, axis=1, keepdims=True)
+    for q in (np.array([0.9, 0.8, 0.7, 0.6, 0.5]), *(np.exp(th / (2 * (1 - th)) * np.array([1, .75, .5, .25, 0]))
+                                                       for th in (0.5, 0.7, 0.9))):
+        L = q[:, None] * (f @ f.T) * q[None, :]
+        best = max(itertools.combinations(range(5), 3), key=lambda y: np.linalg.slogdet(L[np.ix_(y, y)])[1]
+                   if np.linalg.slogdet(L[np.ix_(y, y)])[0] > 0 else -np.inf)
+        assert set(best) == {0, 2, 4}
+
+
+def test_calibrated_kl_values():
+    """λ = .5 reaches KL 0 (q = p); λ ≤ .1 returns the baseline with KL 1.2778."""
+    _cands, ctx = example_e()
+    p = np.array([0.5, 1 / 6, 1 / 3])
+    np.testing.assert_allclose(ctx.user_distribution("fractional")[0], p)
+
+    def kl(items):
+        pg = {"c1": [1, 0, 0], "c2": [1, 0, 0], "c3": [0, 1, 0], "c4": [.5, .5, 0], "c5": [0, 0, 1]}
+        q = np.mean([pg[i] for i in items], axis=0)
+        q = 0.99 * q + 0.01 * p
+        return float(np.sum(p * np.log(p / q)))
+
+    assert kl(("c1", "c2", "c3")) == pytest.approx(1.2778, abs=1e-4)
+    assert kl(("c4", "c5", "c1")) == pytest.approx(0.0, abs=1e-12)

@@ -1,0 +1,143 @@
+"""Experiment files: validation errors name the file and the key path; examples and the demo are valid."""
+
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+
+import pytest
+
+from recdiv.errors import ConfigError
+from recdiv.experiment.config import load_experiment, validate
+from recdiv.experiment.demo import DEMO_TOML, demo_config
+from recdiv.experiment.runner import check_components, make_executor, plan_systems
+from tests.experiment.conftest import tiny_data
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def _error(data: dict) -> str:
+    with pytest.raises(ConfigError) as e:
+        validate(data, "exp.toml")
+    return str(e.value)
+
+
+def test_tiny_config_is_valid(tiny_config):
+    assert tiny_config.candidates.n == 30 and tiny_config.candidates.k == 5
+    assert tiny_config.diversifiers[0].grid_points() == [{"lambda": 0.2}, {"lambda": 0.6}]
+    assert tiny_config.evaluation_aspects == "genres"
+
+
+def test_unknown_key_names_file_and_path():
+    data = tiny_data()
+    data["metrics"]["bogus"] = 1
+    assert _error(data) == "exp.toml: metrics.bogus: unknown key"
+    data = tiny_data()
+    data["diversifiers"][1]["lamda"] = 0.5
+    assert _error(data) == "exp.toml: diversifiers[1].lamda: unknown key"
+
+
+def test_missing_and_mistyped_keys():
+    data = tiny_data()
+    del data["metrics"]
+    assert _error(data) == "exp.toml: metrics: required key is missing"
+    data = tiny_data()
+    data["datasets"][0]["splits"] = ["u1", 5]
+    assert _error(data).startswith("exp.toml: datasets[0].splits[1]: Input should be a valid string")
+    data = tiny_data()
+    data["candidates"]["k"] = 50
+    assert "candidates: k = 50 is larger than the candidate depth n = 30" in _error(data)
+    data = tiny_data()
+    data["diversifiers"][0]["grid"]["lambda"] = []
+    assert "diversifiers[0].grid: grid `lambda` is empty" in _error(data)
+
+
+def test_references_are_checked():
+    data = tiny_data()
+    data["diversifiers"][0]["aspects"] = ["genres", "genre"]
+    assert _error(data) == ("exp.toml: diversifiers[0].aspects[1]: no aspect space named 'genre' "
+                            "(known: genres, latent)")
+    data = tiny_data()
+    data["aspects"][1]["recommender"] = "MF"
+    assert "aspects[1].recommender: no recommender named 'MF' (known: SVD, pop)" in _error(data)
+    data = tiny_data()
+    data["recommenders"].append(copy.deepcopy(data["recommenders"][0]))
+    assert "recommenders[2]: label 'pop' is used twice" in _error(data)
+
+
+def test_aspect_kind_rules():
+    data = tiny_data()
+    del data["aspects"][0]["attribute"]
+    assert "aspects[0]: an explicit aspect space needs `attribute`" in _error(data)
+    data = tiny_data()
+    data["aspects"][1]["model"] = "pure-svd"
+    assert "aspects[1]: a latent aspect space needs exactly one of `recommender`" in _error(data)
+
+
+def test_file_errors(tmp_path):
+    with pytest.raises(ConfigError, match="experiment file not found"):
+        load_experiment(tmp_path / "nope.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("name = \n", "utf-8")
+    with pytest.raises(ConfigError, match=r"bad.toml: invalid TOML"):
+        load_experiment(bad)
+    bad.write_text("name = 'x'\n[[datasets]]\nname = 'synthetic:tiny'\nsplitz = []\n", "utf-8")
+    with pytest.raises(ConfigError) as e:
+        load_experiment(bad)
+    assert str(e.value).startswith(f"{bad}: ")
+    assert "datasets[0].splitz: unknown key" in str(e.value)
+
+
+def test_component_parameters_are_checked_before_work(tiny_config):
+    data = tiny_data()
+    data["recommenders"][1]["params"] = {"factor": 8}
+    with pytest.raises(ConfigError, match=r"^recommenders\[1\]: bad parameters for recommender 'pure-svd'"):
+        check_components(validate(data))
+    data = tiny_data()
+    data["diversifiers"][0]["grid"]["lambda"] = [0.5, 7.0]
+    with pytest.raises(ConfigError, match=r"^diversifiers\[0\]: "):
+        check_components(validate(data))
+    data = tiny_data()
+    data["metrics"]["measures"] = ["P@5", "nDGC@5"]
+    with pytest.raises(ConfigError, match=r"^metrics.measures\[1\]: unknown measure 'nDGC'"):
+        check_components(validate(data))
+    data = tiny_data()
+    data["statistics"]["test"] = "anova"
+    with pytest.raises(ConfigError, match=r"^statistics.test: "):
+        check_components(validate(data))
+    check_components(tiny_config)
+
+
+def test_missing_component_is_named(tiny_config, monkeypatch):
+    monkeypatch.setitem(sys.modules, "recdiv.diversifiers.registry", None)
+    with pytest.raises(ConfigError, match=r"the diversifiers needs recdiv.diversifiers.registry, which is not"):
+        check_components(tiny_config)
+
+
+def test_ray_backend_needs_ray(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(ConfigError, match=r"--backend ray needs the optional `ray` package"):
+        make_executor(1, "ray")
+    with pytest.raises(ConfigError, match="--jobs must be at least 1"):
+        make_executor(0, "local")
+
+
+def test_systems_grid(tiny_config):
+    names = [s.name for s in plan_systems(tiny_config)]
+    assert names == ["pop", "SVD",
+                     "pop+MMR(lambda=0.2)[genres]", "pop+MMR(lambda=0.2)[latent]",
+                     "pop+MMR(lambda=0.6)[genres]", "pop+MMR(lambda=0.6)[latent]",
+                     "SVD+MMR(lambda=0.2)[genres]", "SVD+MMR(lambda=0.2)[latent]",
+                     "SVD+MMR(lambda=0.6)[genres]", "SVD+MMR(lambda=0.6)[latent]",
+                     "SVD+IASelect[genres]"]
+
+
+def test_demo_file_matches_embedded_config():
+    assert (EXAMPLES / "demo.toml").read_text("utf-8") == DEMO_TOML
+    check_components(demo_config())
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.toml")), ids=lambda p: p.name)
+def test_examples_are_valid(path):
+    check_components(load_experiment(path))
