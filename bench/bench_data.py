@@ -26,13 +26,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def best_of(fn, repeat: int) -> float:
-    times = []
+def best_of(fn, repeat: int) -> tuple[float, float]:
+    """Best wall time and best CPU time (process_time, robust on a busy machine) over `repeat` runs."""
+    walls, cpus = [], []
     for _ in range(repeat):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
+        walls.append(time.perf_counter() - t)
+        cpus.append(time.process_time() - c)
+    return min(walls), min(cpus)
 
 
 def peak_rss() -> int:
@@ -76,7 +78,7 @@ def run_child(preset: str, trace: bool = True) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def loading(data_dir: Path, repeat: int) -> list[tuple[str, str, float]]:
+def loading(data_dir: Path, repeat: int) -> list[tuple[str, str, tuple[float, float]]]:
     import pandas as pd
 
     from recdiv.data.lastfm import load_hetrec_lastfm
@@ -130,9 +132,9 @@ def main() -> None:
         print(f"(loading benchmarks skipped: {e})")
         rows = []
     if rows:
-        print(f"{'dataset':<20} {'loader':<45} {'seconds':>8}")
-        for ds, loader, sec in rows:
-            print(f"{ds:<20} {loader:<45} {sec:8.3f}")
+        print(f"{'dataset':<20} {'loader':<45} {'seconds':>8} {'CPU s':>7}")
+        for ds, loader, (sec, cpu) in rows:
+            print(f"{ds:<20} {loader:<45} {sec:8.3f} {cpu:7.3f}")
     presets = ["small", "ml-100k", "ml-1m"] + (["ml-20m"] if args.full else [])
     print(f"\n{'synthetic preset':<17} {'users':>8} {'items':>7} {'ratings':>11} {'seconds':>8} {'CPU s':>7} "
           f"{'max RSS GB':>11} {'traced peak GB':>15}")

@@ -12,7 +12,7 @@ from recdiv.data.interactions import Dataset, Interactions
 from recdiv.data.locate import dataset_path
 from recdiv.data.textio import read_interactions_tsv, read_item_aspects_tsv
 from recdiv.data.vocab import Vocab
-from recdiv.errors import DataError
+from recdiv.errors import ConfigError, DataError
 
 # (format, file that identifies it, loader); checked in this order
 FORMATS = [
@@ -56,7 +56,7 @@ def load_dataset(name_or_path: str | Path, data_dir: str | Path | None = None, *
         return loader(folder, **options) if loader is not None else load_recdiv_tsv(folder, **options)
     except TypeError as e:
         if "unexpected keyword" in str(e):
-            raise DataError(f"option not understood by the {fmt} loader: {e}", folder) from None
+            raise ConfigError(f"option not understood by the {fmt} loader ({folder}): {e}") from None
         raise
 
 

@@ -37,7 +37,7 @@ def exposure_counts(items: np.ndarray, n_items: int, disc: str = "none") -> np.n
 class _SystemMeasure(Measure):
     SYSTEM_LEVEL = True
     KIND = "system"
-    SECTION = "§B.9"
+    SECTION = "B.9"
     CUTOFF = "optional"
 
     def validate(self) -> None:

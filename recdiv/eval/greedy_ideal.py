@@ -27,6 +27,8 @@ IDEAL_TIES = ("max_id", "min_id")
 _REL_TOL = 1e-10
 #: bound on users × candidates × aspects floats held at once by the greedy loops
 CHUNK_ELEMS = 4_000_000
+#: smaller chunks for the greedy loops, so that each chunk holds users with similar candidate counts
+GREEDY_CHUNK_ELEMS = 100_000
 
 
 def check_ideal_ties(name: str, value: str) -> None:
@@ -92,37 +94,41 @@ def chunks_by_width(widths: np.ndarray, per_column: int, budget: int = CHUNK_ELE
 
 
 def greedy_select(
-    gain: Callable[[], np.ndarray],
-    update: Callable[[np.ndarray, np.ndarray], None],
+    gain: Callable[[int], np.ndarray],
+    update: Callable[[int, np.ndarray, np.ndarray], None],
     valid: np.ndarray,
     keys: np.ndarray,
     steps: int,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Generic vectorised greedy argmax loop.
 
-    gain() -> (n, J) marginal gain of every candidate given the current state; update(j, active) adds
-    candidate j[r] of every active row r to the state. `valid` marks real candidates, `keys` breaks ties
-    (larger wins). Returns (chosen column per step (n, steps), −1 when a row ran out; gain of each choice).
+    gain(lo) -> (n − lo, J) marginal gains of the candidates of rows lo: given the current state;
+    update(lo, j, active) adds candidate j[r] of every active row lo + r to the state. `valid` marks real
+    candidates, `keys` breaks ties (larger wins). Rows that run out of candidates early should come first
+    (callers sort rows by candidate count): step t only touches the rows that still have candidates.
+    Returns (chosen column per step (n, steps), −1 when a row ran out; gain of each choice).
     """
     n = valid.shape[0]
     avail = valid.copy()
+    remaining = valid.sum(axis=1)
     chosen = np.full((n, steps), -1, dtype=np.int64)
     gains = np.zeros((n, steps))
-    rows = np.arange(n)
     for t in range(steps):
-        has = avail.any(axis=1)
-        if not has.any():
+        live = np.flatnonzero(remaining > t)
+        if not len(live):
             break
-        g = np.where(avail, gain(), -np.inf)
-        best = g.max(axis=1)
-        best = np.where(has, best, 0.0)
-        tied = avail & (g >= (best - _REL_TOL * np.abs(best))[:, None])
-        j = np.argmax(np.where(tied, keys, -2), axis=1)
-        j = np.where(has, j, -1)
-        chosen[:, t] = j
-        gains[has, t] = best[has]
-        avail[rows[has], j[has]] = False
-        update(j, has)
+        lo = int(live[0])
+        av = avail[lo:]
+        has = av.any(axis=1)
+        g = np.where(av, gain(lo), -np.inf)
+        best = np.where(has, g.max(axis=1), 0.0)
+        tied = av & (g >= (best - _REL_TOL * np.abs(best))[:, None])
+        j = np.where(has, np.argmax(np.where(tied, keys[lo:], -2), axis=1), -1)
+        chosen[lo:, t] = j
+        gains[lo:, t] = np.where(has, best, 0.0)
+        rows = np.flatnonzero(has)
+        av[rows, j[rows]] = False
+        update(lo, j, has)
     return chosen, gains
 
 
@@ -144,13 +150,18 @@ def alpha_ideal(aspects: np.ndarray, g: np.ndarray, alpha: float, keys: np.ndarr
     base = 1.0 - alpha
     g = np.nan_to_num(g)
 
-    def gain():
-        return g * np.take_along_axis(pw, flat, axis=1).reshape(n, j_, t_).sum(axis=2)
+    def gain(lo):
+        left = np.take_along_axis(pw[lo:], flat[lo:], axis=1).reshape(n - lo, j_, t_)
+        acc = left[:, :, 0].copy()
+        for t in range(1, t_):
+            acc += left[:, :, t]
+        return g[lo:] * acc
 
-    def update(j, act):
-        r = rows[act]
-        a = np.where(sentinel[r, j[act]], n_asp, aspects[r, j[act]])
-        pw[r[:, None], a] *= base ** g[r, j[act]][:, None]
+    def update(lo, j, act):
+        r = rows[lo:][act]
+        jj = j[act]
+        a = np.where(sentinel[r, jj], n_asp, aspects[r, jj])
+        pw[r[:, None], a] *= base ** g[r, jj][:, None]
 
     valid = (keys >= 0) & (g > 0) & ~sentinel.all(axis=2)
     return greedy_select(gain, update, valid, keys, steps)
@@ -172,14 +183,19 @@ def ab_ideal(aspects: np.ndarray, probs: np.ndarray, gamma: np.ndarray, keys: np
     rows = np.arange(n)
     p = np.nan_to_num(probs)
 
-    def gain():
-        left = np.take_along_axis(s, flat, axis=1).reshape(n, j_, t_)
-        return 1.0 - np.prod(1.0 - p[:, :, None] * left, axis=2)
+    def gain(lo):
+        left = np.take_along_axis(s[lo:], flat[lo:], axis=1).reshape(n - lo, j_, t_)
+        pl = p[lo:]
+        acc = 1.0 - pl * left[:, :, 0]
+        for t in range(1, t_):
+            acc *= 1.0 - pl * left[:, :, t]
+        return 1.0 - acc
 
-    def update(j, act):
-        r = rows[act]
-        a = np.where(sentinel[r, j[act]], n_asp, aspects[r, j[act]])
-        s[r[:, None], a] *= (1.0 - p[r, j[act]])[:, None]
+    def update(lo, j, act):
+        r = rows[lo:][act]
+        jj = j[act]
+        a = np.where(sentinel[r, jj], n_asp, aspects[r, jj])
+        s[r[:, None], a] *= (1.0 - p[r, jj])[:, None]
         s[r, n_asp] = 0.0
 
     valid = (keys >= 0) & (p > 0) & ~sentinel.all(axis=2)

@@ -23,7 +23,15 @@ from typing import ClassVar
 import numpy as np
 
 from recdiv.errors import ConfigError
-from recdiv.eval.greedy_ideal import CHUNK_ELEMS, alpha_ideal, check_ideal_ties, chunks_by_width, padded_rows, tie_keys
+from recdiv.eval.greedy_ideal import (
+    CHUNK_ELEMS,
+    GREEDY_CHUNK_ELEMS,
+    alpha_ideal,
+    check_ideal_ties,
+    chunks_by_width,
+    padded_rows,
+    tie_keys,
+)
 from recdiv.eval.measure import Measure, register
 
 WEIGHTS = ("profile", "uniform")
@@ -218,7 +226,7 @@ def alpha_ideal_lists(view, alpha: float, graded: bool, ties: str, steps: int | 
     full = length == width
     out_i = np.full((len(cand), length), -1, dtype=np.int64)
     out_g = np.zeros((len(cand), length))
-    for idx in chunks_by_width(widths, table.shape[1]):
+    for idx in chunks_by_width(widths, table.shape[1], GREEDY_CHUNK_ELEMS):
         w_c = max(int(widths[idx].max()), 1)
         c_items = cand[idx, :w_c]
         g = relevance_weights(grades[idx, :w_c], view.threshold, graded, r_max)
@@ -360,18 +368,14 @@ class ERRIA(_AspectMeasure):
             ii = n_rel * (((1.0 - self.alpha) ** np.arange(k)) @ (1.0 / np.arange(1, k + 1)))
             return np.divide(e, ii, out=np.zeros_like(e), where=ii > 0)
         w = intent_weights(view, self.weights, str(self))
-        r_max = view.max_grade
-        disc = 1.0 / np.arange(1, k + 1)
-        out = np.zeros(len(view.users))
-        for sl, _items, grades, asp in self._chunks(view, k):
-            g = np.where(np.nan_to_num(grades, nan=-np.inf) >= view.threshold, np.nan_to_num(grades), 0.0)
-            r = (2.0**g - 1.0) / 2.0**r_max
-            ra = asp * r[:, :, None]
-            surv = np.cumprod(1.0 - ra, axis=1)
-            surv = np.concatenate([np.ones_like(surv[:, :1]), surv[:, :-1]], axis=1)
-            per_aspect = np.einsum("nka,k->na", ra * surv, disc)
-            out[sl] = (per_aspect * w[sl]).sum(axis=1)
-        return out
+        space = aspect_space(view)
+        items, grades = run_arrays(view, k)
+        g = np.where(np.nan_to_num(grades, nan=-np.inf) >= view.threshold, np.nan_to_num(grades), 0.0)
+        r = (2.0**g - 1.0) / 2.0**view.max_grade
+        u, pos, a, gstart = aspect_pairs(items, r > 0, aspect_index(space), space.n_aspects)
+        rv = r[u, pos]
+        surv = np.exp(exclusive_group_sum(np.log1p(-rv), gstart))  # Π_{l<k, a∈A(i_l)} (1 − R(i_l,a))
+        return np.bincount(u, weights=w[u, a] * rv * surv / (pos + 1.0), minlength=len(items))
 
 
 @register
@@ -462,22 +466,23 @@ class PIA(_AspectMeasure):
     def compute(self, view):
         k = cutoff_of(self, view)
         w = intent_weights(view, self.weights, str(self))
-        out = np.zeros(len(view.users))
-        for sl, _items, grades, asp in self._chunks(view, k):
-            rel = np.nan_to_num(grades, nan=-np.inf) >= view.threshold
-            counts = (asp & rel[:, :, None]).sum(axis=1)
-            out[sl] = (counts * w[sl]).sum(axis=1) / k
-        return out
+        space = aspect_space(view)
+        items, grades = run_arrays(view, k)
+        rel = np.nan_to_num(grades, nan=-np.inf) >= view.threshold
+        u, _pos, a, _ = aspect_pairs(items, rel, aspect_index(space), space.n_aspects)
+        return np.bincount(u, weights=w[u, a], minlength=len(items)) / k
 
 
 def _coverage(view, measure, k):
-    """Yield (slice, covered-so-far (c, K, A) bool, denominator aspects (c, A) bool)."""
+    """(first covering position (0-based) of each covered (user, aspect), its user, and |target aspects| per user)."""
     judged = measure.rel == "judged"
-    target = relevant_aspects(view, judged=judged)
-    for sl, _items, grades, asp in measure._chunks(view, k):
-        ok = ~np.isnan(grades) if judged else np.nan_to_num(grades, nan=-np.inf) >= view.threshold
-        cov = np.logical_or.accumulate(asp & ok[:, :, None], axis=1) & target[sl][:, None, :]
-        yield sl, cov, target[sl]
+    n_target = relevant_aspects(view, judged=judged).sum(axis=1)
+    space = aspect_space(view)
+    items, grades = run_arrays(view, k)
+    ok = ~np.isnan(grades) if judged else np.nan_to_num(grades, nan=-np.inf) >= view.threshold
+    u, pos, _a, gstart = aspect_pairs(items, ok, aspect_index(space), space.n_aspects)
+    first = gstart == np.arange(len(u))
+    return pos[first], u[first], n_target
 
 
 @register
@@ -498,12 +503,9 @@ class SRecall(_AspectMeasure):
         self._check_choice("rel", ("binary", "judged"))
 
     def compute(self, view):
-        k = cutoff_of(self, view)
-        out = np.zeros(len(view.users))
-        for sl, cov, target in _coverage(view, self, k):
-            tot = target.sum(axis=1)
-            out[sl] = np.divide(cov[:, -1].sum(axis=1), tot, out=np.zeros(len(tot)), where=tot > 0)
-        return out
+        _pos, u, tot = _coverage(view, self, cutoff_of(self, view))
+        covered = np.bincount(u, minlength=len(tot)).astype(np.float64)
+        return np.divide(covered, tot, out=np.zeros(len(tot)), where=tot > 0)
 
 
 @register
@@ -523,15 +525,12 @@ class SRR(_AspectMeasure):
         self._check_choice("rel", ("binary", "judged"))
 
     def compute(self, view):
-        k = cutoff_of(self, view)
-        out = np.zeros(len(view.users))
-        for sl, cov, target in _coverage(view, self, k):
-            tot = target.sum(axis=1)
-            full = (cov.sum(axis=2) == tot[:, None]) & (tot[:, None] > 0)
-            has = full.any(axis=1)
-            first = np.argmax(full, axis=1) + 1
-            out[sl] = np.where(has, 1.0 / first, 0.0)
-        return out
+        pos, u, tot = _coverage(view, self, cutoff_of(self, view))
+        covered = np.bincount(u, minlength=len(tot))
+        last = np.zeros(len(tot))
+        np.maximum.at(last, u, pos + 1.0)  # rank at which the last aspect got covered
+        full = (covered == tot) & (tot > 0)
+        return np.where(full, 1.0 / np.maximum(last, 1.0), 0.0)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -672,14 +671,12 @@ class RBU(_AspectMeasure):
         k = cutoff_of(self, view)
         w = intent_weights(view, self.weights, str(self))
         gmax = self._gmax(view)
-        disc = self.p ** np.arange(k)
-        out = np.zeros(len(view.users))
-        for sl, items, grades, asp in self._chunks(view, k):
-            g = self._grade(grades, view.threshold)
-            r = asp * (2.0 ** g[:, :, None] - 1.0) / 2.0 ** gmax[sl][:, None, :]
-            surv = np.cumprod(1.0 - r, axis=1)
-            surv = np.concatenate([np.ones_like(surv[:, :1]), surv[:, :-1]], axis=1)
-            util = np.einsum("nka,k->na", r * surv, disc)
-            cost = (items >= 0) @ disc
-            out[sl] = (1.0 - self.p) * ((util * w[sl]).sum(axis=1) - self.e * cost)
-        return out
+        space = aspect_space(view)
+        items, grades = run_arrays(view, k)
+        g = self._grade(grades, view.threshold)
+        u, pos, a, gstart = aspect_pairs(items, g > 0, aspect_index(space), space.n_aspects)
+        rv = (2.0 ** g[u, pos] - 1.0) / 2.0 ** gmax[u, a]
+        surv = np.exp(exclusive_group_sum(np.log(np.maximum(1.0 - rv, 1e-300)), gstart))
+        util = np.bincount(u, weights=w[u, a] * rv * surv * self.p**pos, minlength=len(items))
+        cost = (items >= 0) @ (self.p ** np.arange(k))
+        return (1.0 - self.p) * (util - self.e * cost)

@@ -80,7 +80,7 @@ class _Expected(Measure):
 
     PARAMS: ClassVar[dict] = {"disc": "none", "rel": "none"}
     CUTOFF = "optional"
-    SECTION = "§B.6"
+    SECTION = "B.6"
     KIND = "novelty"
     CITATION = "Vargas & Castells, RecSys 2011; Vargas, PhD thesis 2012, ch. 4"
 

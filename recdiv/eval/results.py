@@ -356,8 +356,9 @@ class Comparison:
         lines.append(f"{'measure':<12} {'a':<14} {'b':<14} {'mean_a':>9} {'mean_b':>9} {'p':>10} {'p_adj':>10} "
                      f"{'d_z':>8}")
         for pc in self.pairs:
+            star = " *" if pc.significant else ""
             lines.append(f"{pc.measure:<12} {pc.a:<14} {pc.b:<14} {pc.mean_a:9.4f} {pc.mean_b:9.4f} "
-                         f"{pc.p_value:10.4g} {pc.p_adjusted:10.4g} {pc.effect_size:8.3f}{' *' if pc.significant else ''}")
+                         f"{pc.p_value:10.4g} {pc.p_adjusted:10.4g} {pc.effect_size:8.3f}{star}")
         lines.append(self._note())
         return "\n".join(lines) + "\n"
 

@@ -20,7 +20,14 @@ from typing import ClassVar
 import numpy as np
 
 from recdiv.errors import ConfigError
-from recdiv.eval.greedy_ideal import ab_ideal, check_ideal_ties, chunks_by_width, padded_rows, tie_keys
+from recdiv.eval.greedy_ideal import (
+    GREEDY_CHUNK_ELEMS,
+    ab_ideal,
+    check_ideal_ties,
+    chunks_by_width,
+    padded_rows,
+    tie_keys,
+)
 from recdiv.eval.intent_aware import (
     aspect_index,
     aspect_pairs,
@@ -127,7 +134,7 @@ class AlphaBetaNDCG(Measure):
         length = min(steps, width)
         out_i = np.full((len(cand), length), -1, dtype=np.int64)
         out_g = np.zeros((len(cand), length))
-        for idx in chunks_by_width(widths, table.shape[1]):
+        for idx in chunks_by_width(widths, table.shape[1], GREEDY_CHUNK_ELEMS):
             wc = max(int(widths[idx].max()), 1)
             c_items = cand[idx, :wc]
             probs = self._probs(view, c_items, cgrades[idx, :wc])

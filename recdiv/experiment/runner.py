@@ -357,6 +357,9 @@ def run_experiment(
     t0 = time.perf_counter()
     check_components(config)
     systems = plan_systems(config)
+    from recdiv.experiment.report import baselines
+
+    baselines(config, [s.to_json() for s in systems])  # a bad statistics.baseline fails now, not after the work
     out = config.output_dir(out)
     out.mkdir(parents=True, exist_ok=True)
     store = Store(out / "cache", resume=resume)

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 SYSTEM_LEVEL_USER = "__system__"  # `user` of system-level measure rows inside score artefacts
 
+
 # components ---------------------------------------------------------------------------------------------------
 def component(module: str, needed_for: str):
     """Import a recdiv module the experiment needs; a missing one is a clear ConfigError, not a traceback."""
@@ -33,16 +34,9 @@ def component(module: str, needed_for: str):
         return importlib.import_module(module)
     except ModuleNotFoundError as e:
         if e.name and (module == e.name or module.startswith(e.name + ".")):
-            raise ConfigError(f"{needed_for} needs {module}, which is not available in this installation") from None
+            raise ConfigError(f"{needed_for}: {module} is not available in this installation") from None
         raise
 
-
-def _fmt(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)
 
 # the work of one task ------------------------------------------------------------------------------------------
 @dataclass

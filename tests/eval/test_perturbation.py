@@ -81,7 +81,7 @@ def test_vectorised_equals_user_by_user(synthetic, family):
         for s in (0, 1, 3, 4):
             a, b = together[s].items[k], alone[s].items[0]
             assert a[a >= 0].tolist() == b[b >= 0].tolist()
-    for s, r in together.items():  # every perturbed list is a permutation of test items
+    for r in together.values():  # every perturbed list is a permutation of test items
         r.check()
         assert np.isfinite(q.lookup(r.users, r.items)[r.items >= 0]).all()
 

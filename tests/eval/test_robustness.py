@@ -13,8 +13,8 @@ from recdiv.data.vocab import Vocab
 from recdiv.eval.robustness import (
     SPARSITY_LEVELS,
     item_popularity,
-    kendall_tau_b,
     keep_ratings,
+    kendall_tau_b,
     popularity_robustness,
     popularity_samples,
     sparsity_robustness,
@@ -71,7 +71,7 @@ def test_sparsity_curve(setup):
     assert means["nDCG@10"][0] == pytest.approx(1.0) and means["nDCG@10"][2] <= 1.0 + 1e-12
     # independent recomputation of one sample: same stream, evaluate, scipy kendalltau
     samples = list(sparsity_samples(qrels, [1.0, 0.6, 0.2], 4, seed=2))
-    f, b, q = samples[9]  # level 0.2, sample 1
+    _f, _b, q = samples[9]  # level 0.2, sample 1
     ref = system_means(runs, qrels, ["P@10"])["P@10"]
     deg = system_means(runs, q, ["P@10"])["P@10"]
     assert curve.taus["P@10"][2, 1] == pytest.approx(stats.kendalltau(ref, deg).statistic)

@@ -51,7 +51,7 @@ def test_against_independent_anova():
         X[s * n:(s + 1) * n, s] = 1
     for u in range(1, n):
         X[u::n, S - 1 + u] = 1
-    beta, res, *_ = np.linalg.lstsq(X, Y.ravel(), rcond=None)
+    _beta, res, *_ = np.linalg.lstsq(X, Y.ravel(), rcond=None)
     assert res[0] / df == pytest.approx(mse)
     for (i, j), q, p in zip(r.pairs, r.q, r.p_values):
         qq = abs(Y[i].mean() - Y[j].mean()) / np.sqrt(mse / n)

@@ -111,8 +111,18 @@ def test_component_parameters_are_checked_before_work(tiny_config):
 
 def test_missing_component_is_named(tiny_config, monkeypatch):
     monkeypatch.setitem(sys.modules, "recdiv.diversifiers.registry", None)
-    with pytest.raises(ConfigError, match=r"the diversifiers needs recdiv.diversifiers.registry, which is not"):
+    with pytest.raises(ConfigError, match=r"^the diversifiers: recdiv.diversifiers.registry is not available in this installation"):
         check_components(tiny_config)
+
+
+def test_unknown_baseline_fails_before_work(tiny_config, tmp_path):
+    from recdiv.experiment.runner import run_experiment
+
+    data = tiny_data()
+    data["statistics"]["baseline"] = "MF"
+    with pytest.raises(ConfigError, match=r"^statistics.baseline: no system named 'MF' \(systems: pop, SVD, "):
+        run_experiment(validate(data), tmp_path / "out", progress=False)
+    assert not (tmp_path / "out").exists()
 
 
 def test_ray_backend_needs_ray(monkeypatch):
