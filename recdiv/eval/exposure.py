@@ -86,7 +86,8 @@ class _SystemMeasure(Measure):
 @register
 class AggregateDiversity(_SystemMeasure):
     """Aggregate diversity (Adomavicius & Kwon 2012; thesis §2.3.6): |∪_u R_u^K|, the number of distinct items
-    recommended. rel=binary counts only items relevant to at least one user they were recommended to [CHOICE]."""
+    recommended. rel=binary counts only items relevant to at least one user they were recommended to [CHOICE].
+    METRICS.md §B.9."""
 
     NAME = "AggregateDiversity"
     PARAMS: ClassVar[dict] = {"rel": "none", "users": "evaluated"}
@@ -99,7 +100,7 @@ class AggregateDiversity(_SystemMeasure):
 
 @register
 class Coverage(_SystemMeasure):
-    """Catalog coverage: aggregate diversity / n_I (share of the item vocabulary ever recommended)."""
+    """Catalog coverage: aggregate diversity / n_I (share of the item vocabulary ever recommended; METRICS.md §B.9)."""
 
     NAME = "Coverage"
     PARAMS: ClassVar[dict] = {"rel": "none", "users": "evaluated"}
@@ -113,7 +114,7 @@ class Coverage(_SystemMeasure):
 
 @register
 class Entropy(_SystemMeasure):
-    """Shannon entropy of the exposure distribution: −Σ_{i: p_i>0} p_i log2 p_i (RankSys `Entropy`)."""
+    """Shannon entropy of the exposure distribution: −Σ_{i: p_i>0} p_i log2 p_i (RankSys `Entropy`; METRICS.md §B.9)."""
 
     NAME = "Entropy"
     PARAMS: ClassVar[dict] = {"disc": "none", "users": "evaluated"}
@@ -157,7 +158,7 @@ class Gini(_SystemMeasure):
 
 @register
 class GiniDiversity(_SystemMeasure):
-    """1 − Gini: the diversity form returned by RankSys `GiniIndex` (1 = uniform exposure)."""
+    """1 − Gini: the diversity form returned by RankSys `GiniIndex` (1 = uniform exposure; METRICS.md §B.9)."""
 
     NAME = "GiniDiversity"
     PARAMS: ClassVar[dict] = {"disc": "none", "users": "evaluated"}

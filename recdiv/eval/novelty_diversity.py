@@ -57,11 +57,12 @@ def resolve_similarity(context: EvalContext, dist: str) -> ItemSimilarity:
     if dist in ("cosine", "jaccard"):
         if context.aspects is None:
             raise ConfigError(f"dist={dist} needs an aspect space in the evaluation context (--aspects FILE)")
-        return _cached(context, ("sim", dist), lambda: similarity_from_name(dist, context.aspects))
+        return _cached(context, ("sim", dist, id(context.aspects)), lambda: similarity_from_name(dist, context.aspects))
     if dist == "pearson":
         if context.train is None:
             raise ConfigError("dist=pearson needs training data in the evaluation context (--train FILE)")
-        return _cached(context, ("sim", dist), lambda: similarity_from_name(dist, train=context.train))
+        train = context.train
+        return _cached(context, ("sim", dist, id(train)), lambda: similarity_from_name(dist, train=train))
     raise ConfigError(f"dist={dist} needs `similarity` in the evaluation context (e.g. LatentCosine(factors))")
 
 
@@ -158,7 +159,8 @@ class EPC(_Popularity):
 
 @register
 class EIP(_Popularity):
-    """Expected inverse popularity: EIP = C Σ_k disc(k) p(rel | i_k, u) (−log2(|U_{i_k}| / |U|)) (thesis §4.6.1)."""
+    """Expected inverse popularity: EIP = C Σ_k disc(k) p(rel | i_k, u) (−log2(|U_{i_k}| / |U|))
+    (thesis §4.6.1; METRICS.md §B.6)."""
 
     NAME = "EIP"
     MODEL = "iuf"
@@ -169,7 +171,7 @@ class EIP(_Popularity):
 @register
 class EFD(_Popularity):
     """Expected free discovery: EFD = C Σ_k disc(k) p(rel | i_k, u) (−log2(|U_{i_k}| / T))
-    (thesis §4.6.1; RankSys EFD)."""
+    (thesis §4.6.1; RankSys EFD; METRICS.md §B.6)."""
 
     NAME = "EFD"
     MODEL = "fd"
@@ -179,7 +181,8 @@ class EFD(_Popularity):
 
 @register
 class MSI(_Popularity):
-    """Mean self-information (Zhou et al., PNAS 2010): MSI = (1/n') Σ_k log2(|U| / |U_{i_k}|) = EIP(none, none)."""
+    """Mean self-information (Zhou et al., PNAS 2010): MSI = (1/n') Σ_k log2(|U| / |U_{i_k}|) = EIP(none, none)
+    (METRICS.md §B.6)."""
 
     NAME = "MSI"
     PARAMS: ClassVar[dict] = {}
@@ -412,9 +415,9 @@ class ESSD(_Expected):
     """Expected self-system diversity (Lathia et al. 2010, temporal diversity, in the framework).
 
     ESSD = C Σ_k disc(k) p(rel | i_k, u) (1 − disc_prev(i_k)), disc_prev(i) = disc(position of i in R_{t−1}^K),
-    0 if absent (thesis §4.6.3; with disc = rel = none, |R \\ R_{t−1}| / |R|, eq. 4.17). The previous lists come
-    from `EvalContext.previous` and are cut at the same K (whole without a cutoff), with the same discount
-    model [CHOICE].
+    0 if absent (thesis §4.6.3; METRICS.md §B.6; with disc = rel = none, |R \\ R_{t−1}| / |R|, eq. 4.17).
+    The previous lists come from `EvalContext.previous` and are cut at the same K (whole without a cutoff), with
+    the same discount model [CHOICE].
     """
 
     NAME = "ESSD"

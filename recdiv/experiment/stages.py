@@ -35,6 +35,8 @@ def component(module: str, needed_for: str):
     except ModuleNotFoundError as e:
         if e.name and (module == e.name or module.startswith(e.name + ".")):
             raise ConfigError(f"{needed_for}: {module} is not available in this installation") from None
+        if e.name and e.name.startswith("recdiv."):  # a part that the component itself imports
+            raise ConfigError(f"{needed_for}: {module} needs {e.name}, which is not available") from None
         raise
 
 
