@@ -421,6 +421,7 @@ class ESSD(_Expected):
     """
 
     NAME = "ESSD"
+    KIND = "diversity"
     NEEDS = ("previous",)
     FORMULA = "C Σ_k disc(k) p(rel|i_k,u) (1 − disc(i_k|R_{t−1}))"
     CITATION = "Lathia et al., SIGIR 2010; thesis §4.6.3"
