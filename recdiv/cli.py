@@ -17,6 +17,7 @@ COMMAND_MODULES = [
     "recdiv.diversifiers.cli",  # rerank
     "recdiv.eval.cli",  # eval
     "recdiv.eval.compare_cli",  # compare
+    "recdiv.eval.axioms_cli",  # axioms
     "recdiv.experiment.cli",  # run, report, demo
 ]
 

@@ -1,4 +1,5 @@
 """Source of notebooks/01-accuracy-is-not-enough.ipynb (build with `python notebooks/build.py`)."""
+# ruff: noqa: E501 (markdown tables)
 
 # %% [markdown]
 # # 1. Accuracy is not enough
@@ -21,7 +22,6 @@
 import time
 
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
@@ -136,7 +136,7 @@ for name, params in rerankers.items():
 MEASURES = ["nDCG@50", "P@50", "EPC@50", "ILD@50", "alpha-nDCG@50"]
 results = Results.evaluate(runs, qrels, MEASURES, eval_ctx)
 table = results.means()
-table
+display(table)
 
 # %% [markdown]
 # ## Reading the table

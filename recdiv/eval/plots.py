@@ -16,7 +16,8 @@ from pathlib import Path
 
 import matplotlib
 
-matplotlib.use("Agg")
+if "ipykernel" not in __import__("sys").modules:  # headless by default; leave notebook backends alone
+    matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import numpy as np

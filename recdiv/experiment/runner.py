@@ -166,7 +166,8 @@ def plan_models(config: ExperimentConfig, sfp: str) -> list[ModelPlan]:
             by_fit[key]["latent"].append((a.name, aspect_key(a, "", key)))
     out = []
     for key, m in by_fit.items():
-        cand = hash_config("candidates", key, config.candidates.n) if m["recommender"] else None
+        users = (config.metrics.threshold, config.metrics.population)  # whose lists are computed
+        cand = hash_config("candidates", key, config.candidates.n, users) if m["recommender"] else None
         out.append(ModelPlan(m["name"], tuple(m["params"].items()), key, cand, m["recommender"], tuple(m["latent"])))
     return out
 

@@ -143,6 +143,27 @@ def test_systems_grid(tiny_config):
                      "SVD+IASelect[genres]"]
 
 
+def test_cache_keys_follow_what_the_artefacts_depend_on():
+    from recdiv.experiment.runner import plan_models
+
+    def keys(data):
+        return {m.recommender or m.name: (m.fit_key, m.candidates_key, m.latent) for m in plan_models(validate(data),
+                                                                                                    "split-hash")}
+
+    base = keys(tiny_data())
+    assert set(base) == {"pop", "SVD"} and len(base["SVD"][2]) == 1  # SVD is fitted once for candidates + aspects
+    data = tiny_data()
+    data["metrics"]["threshold"] = 3  # other evaluated users => other candidate lists, same fitted models
+    other = keys(data)
+    assert other["SVD"][0] == base["SVD"][0] and other["SVD"][1] != base["SVD"][1]
+    data = tiny_data()
+    data["recommenders"][1]["params"]["factors"] = 6
+    assert keys(data)["SVD"][0] != base["SVD"][0] and keys(data)["pop"] == base["pop"]
+    data = tiny_data()
+    data["seed"] = 4
+    assert keys(data)["SVD"][0] != base["SVD"][0]
+
+
 def test_demo_file_matches_embedded_config():
     assert (EXAMPLES / "demo.toml").read_text("utf-8") == DEMO_TOML
     check_components(demo_config())

@@ -1,0 +1,73 @@
+"""`recdiv axioms`: P&R Table 1 as measured, with the paper's marks (recdiv.eval.axioms_cli)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from recdiv.cli import COMMAND_MODULES, main
+from recdiv.eval.axioms import AXIOMS, PAPER_TABLE1, table1
+from recdiv.eval.axioms_cli import paper_marks
+
+
+def test_registered():
+    assert "recdiv.eval.axioms_cli" in COMMAND_MODULES
+
+
+def test_default_markdown_is_table1(capsys):
+    assert main(["axioms", "--cases", "3", "--max-size", "5"]) == 0
+    out = capsys.readouterr().out.strip()
+    assert out == table1(n_cases=3, seed=0, max_size=5)
+    lines = out.splitlines()
+    assert lines[0] == "| metric | " + " | ".join(AXIOMS) + " |"
+    assert len(lines) == 2 + 7
+    # αβ-nDCG satisfies all eight axioms, as in P&R Table 1 (no bracketed disagreement)
+    assert lines[2] == "| ab-nDCG | " + " | ".join(["●"] * 8) + " |"
+
+
+def test_json_measures_and_paper_marks(capsys):
+    rc = main(["axioms", "-m", "ab-nDCG@10", "-m", "nDCG@10", "--cases", "4", "--seed", "3", "--format", "json"])
+    assert rc == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["cases"] == 4 and data["seed"] == 3 and data["axioms"] == list(AXIOMS)
+    ab, ndcg = data["metrics"]
+    assert ab["metric"] == "ab-nDCG@10" and ab["paper"] == list(AXIOMS)
+    assert all(v["holds"] and v["paper"] for v in ab["axioms"].values())
+    assert ab["axioms"]["Pri"]["checked"] == 4
+    # plain nDCG is not in P&R's table; it is blind to aspects: fails AspRel, satisfies Pri and TopHeav
+    assert ndcg["paper"] is None
+    assert ndcg["axioms"]["AspRel"] == {"holds": False, "checked": 1, "paper": None}
+    assert ndcg["axioms"]["Pri"]["holds"] and ndcg["axioms"]["TopHeav"]["holds"]
+
+
+def test_markdown_brackets_disagreements_only(capsys):
+    assert main(["axioms", "-m", "S-recall@10", "-m", "ERR-IA@10", "--cases", "2", "--max-size", "3"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    srecall = lines[2].split(" | ")
+    assert srecall[0] == "| S-recall@10"
+    # S-recall: P&R mark nothing; every measured ● carries the paper's ○
+    for cell in srecall[1:]:
+        cell = cell.rstrip(" |")
+        assert cell == "○" or cell == "● (P&R ○)"
+    assert "(P&R" not in lines[3]  # ERR-IA is not in Table 1
+
+
+def test_output_file(tmp_path, capsys):
+    out = tmp_path / "t1.md"
+    assert main(["axioms", "-m", "ab-nDCG@10", "--cases", "2", "-o", str(out)]) == 0
+    assert capsys.readouterr().out == ""
+    assert out.read_text().startswith("| metric | Pri |")
+
+
+def test_paper_marks_lookup():
+    assert paper_marks("alpha-nDCG(gain=graded)@10") == PAPER_TABLE1["alpha-nDCG"]
+    assert paper_marks("EU@100") == PAPER_TABLE1["EU"]
+    assert paper_marks("NRBP") == PAPER_TABLE1["NRBP"]
+    assert paper_marks("nDCG@10") is None
+
+
+@pytest.mark.parametrize("argv", [["-m", "bogus@3"], ["--cases", "0"], ["--max-size", "0"]])
+def test_errors_exit_2(argv, capsys):
+    assert main(["axioms", *argv, "--cases", "1"] if "--cases" not in argv else ["axioms", *argv]) == 2
+    assert "recdiv: error:" in capsys.readouterr().err
