@@ -15,6 +15,7 @@ NonPriSatAsp, TopHeav, TopHeavComp) and reports which axioms hold, with a counte
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -381,15 +382,27 @@ def table1(metrics: dict[str, Metric] | None = None, n_cases: int = 30, seed: in
     if metrics is None:
         metrics = {n.split("@")[0]: measure_metric(n, threshold=1.0) for n in
                    ["ab-nDCG@10", "alpha-nDCG(gain=graded)@10", "NRBP", "S-recall@10", "S-RR@10", "EU@10", "RBU@10"]}
+    results = {name: check_axioms(q, n_cases=n_cases, seed=seed, max_size=max_size) for name, q in metrics.items()}
+    return table_markdown(results)
+
+
+def paper_marks(measure: str) -> set[str] | None:
+    """The axioms P&R's Table 1 marks as satisfied for `measure` (parameters and cutoff ignored), else None."""
+    base = re.split(r"[(@]", measure, maxsplit=1)[0]
+    return PAPER_TABLE1.get(base)
+
+
+def table_markdown(results: dict[str, dict[str, AxiomResult]], short_names: bool = False) -> str:
+    """Table 1 layout (● holds, ○ fails; the paper's mark in brackets where it differs); `short_names` drops
+    the cutoffs from the row names."""
     lines = ["| metric | " + " | ".join(AXIOMS) + " |", "|---|" + "---|" * len(AXIOMS)]
-    for name, q in metrics.items():
-        res = check_axioms(q, n_cases=n_cases, seed=seed, max_size=max_size)
-        paper = PAPER_TABLE1.get(name.split("(")[0])
+    for m, res in results.items():
+        paper = paper_marks(m)
         cells = []
         for ax in AXIOMS:
             mark = "●" if res[ax].holds else "○"
             if paper is not None and (ax in paper) != res[ax].holds:
                 mark += f" (P&R {'●' if ax in paper else '○'})"
             cells.append(mark)
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines.append(f"| {m.split('@')[0] if short_names else m} | " + " | ".join(cells) + " |")
     return "\n".join(lines)

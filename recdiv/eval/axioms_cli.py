@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 
 from recdiv.errors import ConfigError
-from recdiv.eval.axioms import AXIOMS, PAPER_TABLE1, AxiomResult, check_axioms, measure_metric
+from recdiv.eval.axioms import AXIOMS, AxiomResult, check_axioms, measure_metric, paper_marks, table_markdown
 
 #: P&R Table 1's metrics with recdiv's default parameters (as in `recdiv.eval.axioms.table1`)
 DEFAULT_MEASURES = ("ab-nDCG@10", "alpha-nDCG(gain=graded)@10", "NRBP", "S-recall@10", "S-RR@10", "EU@10", "RBU@10")
@@ -46,12 +45,6 @@ def register(subparsers) -> None:
     p.set_defaults(func=handler)
 
 
-def paper_marks(measure: str) -> set[str] | None:
-    """The axioms P&R's Table 1 marks as satisfied for `measure` (parameters and cutoff ignored), else None."""
-    base = re.split(r"[(@]", measure, maxsplit=1)[0]
-    return PAPER_TABLE1.get(base)
-
-
 def check(measures, cases: int, seed: int, max_size: int, threshold: float) -> dict[str, dict[str, AxiomResult]]:
     """{measure: {axiom: AxiomResult}} for every measure (ConfigError for unknown measures)."""
     if cases < 1:
@@ -64,17 +57,7 @@ def check(measures, cases: int, seed: int, max_size: int, threshold: float) -> d
 
 def to_markdown(results: dict[str, dict[str, AxiomResult]], short_names: bool = False) -> str:
     """Table 1 layout; `short_names` drops the cutoffs from the row names (as `table1` does)."""
-    lines = ["| metric | " + " | ".join(AXIOMS) + " |", "|---|" + "---|" * len(AXIOMS)]
-    for m, res in results.items():
-        paper = paper_marks(m)
-        cells = []
-        for ax in AXIOMS:
-            mark = "●" if res[ax].holds else "○"
-            if paper is not None and (ax in paper) != res[ax].holds:
-                mark += f" (P&R {'●' if ax in paper else '○'})"
-            cells.append(mark)
-        lines.append(f"| {m.split('@')[0] if short_names else m} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return table_markdown(results, short_names)
 
 
 def to_json(results: dict[str, dict[str, AxiomResult]], **meta) -> str:
