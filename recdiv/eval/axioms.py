@@ -169,19 +169,49 @@ def asp_rel(q: Metric, case: Case, p: int, qq: int) -> bool | None:
     return q(case.swap(p, qq)) < q(case)
 
 
-def more_asp(q: Metric, case: Case, p: int) -> bool | None:
-    """MoreAsp (prose reading): j=i_p above j'=i_{p+1}, r(j) = r(j') > 0, remaining interest
-    Σ_{a∈A(j)} max(0, w(u,a) − w(ι,a)) > Σ_{a∈A(j')} max(0, …) ⇒ Q(ι_{j↔j'}) < Q(ι).
+MOREASP_READINGS = (("prefix", False), ("prefix", True), ("list", False), ("list", True))
 
-    Remaining interest is clipped at 0 [CHOICE]: unclipped, an item whose aspects are a superset of another's
-    can have *less* "remaining interest" (over-served aspects count negatively), and no redundancy-aware
-    metric — αβ-nDCG included — can prefer the item with fewer aspects there.
+
+def remaining_interest(case: Case, p: int, reading: str = "prefix", clip: bool = False) -> np.ndarray:
+    """Remaining interest ρ(a) = w(u,a) − w(ι,a) seen from position p (0-based) of the ranking.
+
+    `reading="prefix"`: w(ι,a) over the items ranked above p (what the user has seen on reaching p);
+    `reading="list"`: over the whole ranking (P&R §4: “the weight of aspect a in the list items ι”; the same
+    for ι and any swap of it). `clip` takes max(0, ρ): over-served aspects count 0 instead of negatively.
+    """
+    upto = p if reading == "prefix" else len(case.ranking)
+    rho = case.w - interest_taken(case, upto)
+    return np.maximum(rho, 0.0) if clip else rho
+
+
+def more_asp_premise(case: Case, p: int, alpha: float = 0.005, beta: float = 0.5) -> bool:
+    """Premise of MoreAsp for j = i_p above j' = i_{p+1} (METRICS.md §F.8 item 7, prose reading of eq. 23).
+
+    Both items judged with the same rating r > 0, both show aspects, every aspect they show is of interest
+    (w(u,a) > 0) and not saturated above j (s(ι[1..p], a) < 1 with αβ-nDCG's P, eq. 5–6), and j's remaining
+    interest Σ_{a∈A(j)} ρ(a) exceeds j''s under *every* reading of ρ in `MOREASP_READINGS` (w(ι,a) over the
+    prefix above j or over the whole list; clipped at 0 or not). P&R do not fix the reading; requiring all
+    four means a counterexample is one whichever reading is meant.
     """
     j, j2 = case.ranking[p], case.ranking[p + 1]
-    if j.rating is None or j.rating != j2.rating or not j.rating > 0:
-        return None
-    rem = np.maximum(case.w - interest_taken(case, p), 0.0)
-    if not sum(rem[a] for a in j.aspects) > sum(rem[a] for a in j2.aspects) + 1e-12:
+    if j.rating is None or j2.rating is None or j.rating != j2.rating or not j.rating > 0:
+        return False
+    if not j.aspects or not j2.aspects:
+        return False
+    w = case.w
+    if any(not w[a] > 0 or not satisfaction(case, p, a, alpha, beta) < 1 for a in j.aspects | j2.aspects):
+        return False
+    for reading, clip in MOREASP_READINGS:
+        rho = remaining_interest(case, p, reading, clip)
+        if not sum(rho[a] for a in j.aspects) > sum(rho[a] for a in j2.aspects) + 1e-12:
+            return False
+    return True
+
+
+def more_asp(q: Metric, case: Case, p: int) -> bool | None:
+    """MoreAsp (prose reading of eq. 23): j = i_p above j' = i_{p+1}, equally rated, both showing non-saturated
+    aspects of interest, j with the higher remaining interest (`more_asp_premise`) ⇒ Q(ι_{j↔j'}) < Q(ι)."""
+    if not more_asp_premise(case, p):
         return None
     return q(case.swap(p, p + 1)) < q(case)
 
@@ -255,10 +285,16 @@ def _set(case: Case, pos: int, rating, aspects) -> Case:
     return replace(case, ranking=tuple(r))
 
 
-def instance(axiom: str, rng: np.random.Generator, top: bool = False) -> tuple[Case, tuple]:
+MOREASP_FAMILIES = ("nested", "any", "mixed")
+
+
+def instance(axiom: str, rng: np.random.Generator, top: bool = False,
+             family: str = "mixed") -> tuple[Case, tuple]:
     """A random instance (case, predicate arguments) whose premise holds, for a universal axiom.
 
-    `top=True` (MoreAsp only) places the compared pair at ranks 1–2.
+    MoreAsp only: `top=True` places the compared pair at ranks 1–2; `family` draws the aspect sets —
+    "nested" (A(j) = A(j') ∪ E, both non-empty: j shows everything j' shows and more), "any" (two random
+    non-empty sets, oriented so that j has the higher remaining interest) or "mixed" (either, 50/50).
     """
     r_max = 5.0
     case = random_case(rng, r_max=r_max)
@@ -294,22 +330,27 @@ def instance(axiom: str, rng: np.random.Generator, top: bool = False) -> tuple[C
         case = _set(_set(case, p, r, {int(an)}), qq, r, {int(an2)})
         return case, (p, qq)
     if axiom == "MoreAsp":
-        # two families: j = S ∪ extra vs j' = S (more aspects), or disjoint equal-size aspect sets whose
-        # remaining interest differs; `top=True` puts j at rank 1
-        for _ in range(100):
+        if family not in MOREASP_FAMILIES:
+            raise ValueError(f"unknown MoreAsp family {family!r}; expected one of {MOREASP_FAMILIES}")
+        for _ in range(200):
             c = random_case(rng, r_max=r_max)
             nasp, p = len(c.weights), 0 if top else int(rng.integers(0, len(c.ranking) - 1))
             perm = [int(x) for x in rng.permutation(nasp)]
             r = float(rng.integers(1, 6))
-            if rng.random() < 0.5:
-                cut = int(rng.integers(0, nasp))
-                extra = set(perm[cut : cut + int(rng.integers(1, nasp - cut + 1))])
-                a_j, a_j2 = set(perm[:cut]) | extra, set(perm[:cut])
+            nested = family == "nested" or (family == "mixed" and rng.random() < 0.5)
+            if nested:
+                cut = int(rng.integers(1, nasp))  # |A(j')| ≥ 1 and at least one extra aspect for j
+                a_j2 = set(perm[:cut])
+                a_j = a_j2 | set(perm[cut : cut + int(rng.integers(1, nasp - cut + 1))])
             else:
-                size = int(rng.integers(1, nasp // 2 + 1))
-                a_j, a_j2 = set(perm[:size]), set(perm[size : 2 * size])
+                a_j = set(perm[: int(rng.integers(1, min(3, nasp) + 1))])
+                a_j2 = {int(x) for x in rng.choice(nasp, size=int(rng.integers(1, min(3, nasp) + 1)), replace=False)}
+                if a_j == a_j2:
+                    continue
             c = _set(_set(c, p, r, a_j), p + 1, r, a_j2)
-            if more_asp(lambda _c: 0.0, c, p) is not None:
+            if not nested and not more_asp_premise(c, p):
+                c = _set(_set(c, p, r, a_j2), p + 1, r, a_j)  # the other orientation
+            if more_asp_premise(c, p):
                 return c, (p,)
         raise RuntimeError("could not draw a MoreAsp instance")
     if axiom == "MissOverNon":
@@ -331,11 +372,13 @@ class AxiomResult:
 
 
 def check_axioms(q: Metric, n_cases: int = 50, seed: int = 0, max_size: int = 50,
-                 axioms: tuple[str, ...] = AXIOMS, top: bool = False) -> dict[str, AxiomResult]:
+                 axioms: tuple[str, ...] = AXIOMS, top: bool = False,
+                 family: str = "mixed") -> dict[str, AxiomResult]:
     """Which of P&R's axioms metric `q` satisfies on generated instances.
 
     Universal axioms (Pri, Deep, AspRel, MoreAsp, MissOverNon): `n_cases` random instances; holds = no
-    counterexample (the first one is kept); `top=True` draws MoreAsp pairs at ranks 1–2 only.
+    counterexample (the first one is kept); `top=True` draws MoreAsp pairs at ranks 1–2 only and `family`
+    chooses their aspect sets (see `instance`).
     Existential axioms (NonPriSatAsp, TopHeav, TopHeavComp): search
     sizes 1..`max_size` (and a few rating gaps); holds = a witness was found (kept as `example`).
     """
@@ -345,7 +388,7 @@ def check_axioms(q: Metric, n_cases: int = 50, seed: int = 0, max_size: int = 50
         if ax in _PREDICATES:
             bad, checked = None, 0
             for _ in range(n_cases):
-                case, args = instance(ax, rng, top)
+                case, args = instance(ax, rng, top, family)
                 res = _PREDICATES[ax](q, case, *args)
                 if res is None:
                     continue

@@ -16,25 +16,31 @@ def test_registered():
 
 
 def test_default_markdown_is_table1(capsys):
-    assert main(["axioms", "--cases", "3", "--max-size", "5"]) == 0
+    assert main(["axioms", "--cases", "2", "--max-size", "3"]) == 0
     out = capsys.readouterr().out.strip()
-    assert out == table1(n_cases=3, seed=0, max_size=5)
+    assert out == table1(n_cases=2, seed=0, max_size=3)
     lines = out.splitlines()
     assert lines[0] == "| metric | " + " | ".join(AXIOMS) + " |"
     assert len(lines) == 2 + 7
-    # αβ-nDCG satisfies all eight axioms, as in P&R Table 1 (no bracketed disagreement)
-    assert lines[2] == "| ab-nDCG | " + " | ".join(["●"] * 8) + " |"
+    # αβ-nDCG: seven axioms hold as in P&R Table 1; MoreAsp is violated only by some instances (about 1 in 25
+    # generated ones, docs/intent-aware.md), so 2 cases per axiom need not meet one — see the JSON test
+    cells = [c.strip() for c in lines[2].strip("| ").split(" | ")]
+    assert cells[0] == "ab-nDCG"
+    assert [c for a, c in zip(AXIOMS, cells[1:]) if a != "MoreAsp"] == ["●"] * 7
 
 
 def test_json_measures_and_paper_marks(capsys):
-    rc = main(["axioms", "-m", "ab-nDCG@10", "-m", "nDCG@10", "--cases", "4", "--seed", "3", "--format", "json"])
+    # seed 5: the first generated MoreAsp instance is already a violation for αβ-nDCG
+    rc = main(["axioms", "-m", "ab-nDCG@10", "-m", "nDCG@10", "--cases", "5", "--seed", "5", "--max-size", "5",
+               "--format", "json"])
     assert rc == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["cases"] == 4 and data["seed"] == 3 and data["axioms"] == list(AXIOMS)
+    assert data["cases"] == 5 and data["seed"] == 5 and data["axioms"] == list(AXIOMS)
     ab, ndcg = data["metrics"]
     assert ab["metric"] == "ab-nDCG@10" and ab["paper"] == list(AXIOMS)
-    assert all(v["holds"] and v["paper"] for v in ab["axioms"].values())
-    assert ab["axioms"]["Pri"]["checked"] == 4
+    assert all(v["holds"] and v["paper"] for a, v in ab["axioms"].items() if a != "MoreAsp")
+    assert ab["axioms"]["MoreAsp"] == {"holds": False, "checked": 1, "paper": True}
+    assert ab["axioms"]["Pri"]["checked"] == 5
     # plain nDCG is not in P&R's table; it is blind to aspects: fails AspRel, satisfies Pri and TopHeav
     assert ndcg["paper"] is None
     assert ndcg["axioms"]["AspRel"] == {"holds": False, "checked": 1, "paper": None}
