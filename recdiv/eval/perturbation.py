@@ -14,7 +14,10 @@ Simulated systems are gradual perturbations of the ideal ordering ι of every us
 
 Experiments for any recdiv measure: (1) `order_correlation` — Kendall τ_b between the true order (s = 0 best) and the
 measure's means; (2) `pvalue_curve` — one-sided Wilcoxon p-value of ideal > s-perturbed per level (H1: ideal
-better); (3) robustness — `shuffled_systems` gives random shuffles of ι to feed `recdiv.eval.robustness`.
+better); `perturbation_experiment` does both from one evaluation per system; (3) robustness — `shuffled_systems`
+gives random shuffles of ι; `recdiv.eval.robustness.pr_experiment3` runs the aspect-proportional removal.
+`distinct_levels` drops levels that change no user's list (e.g. bottom-to-top beyond ⌊K/2⌋ swaps) [CHOICE: the
+paper's 50 levels need K ≥ 100; at K = 10 repeated systems would only add ties to τ_b].
 """
 
 from __future__ import annotations
@@ -181,6 +184,18 @@ def perturbed_systems(trace: IdealTrace, family: str, levels: int | Sequence[int
     return out
 
 
+def distinct_levels(systems: Mapping[int, Rankings]) -> dict[int, Rankings]:
+    """The systems without the levels whose lists equal those of the previous kept level for every user."""
+    out: dict[int, Rankings] = {}
+    prev = None
+    for s in sorted(systems):
+        items = systems[s].items
+        if prev is None or prev.shape != items.shape or (prev != items).any():
+            out[s] = systems[s]
+            prev = items
+    return out
+
+
 def shuffled_systems(trace: IdealTrace, n_systems: int = 50, seed: int | None = 0) -> dict[str, Rankings]:
     """P&R Exp. 3 systems: independent random shuffles of every user's ideal list (one stream, users in order)."""
     rng = np.random.default_rng(seed)
@@ -224,3 +239,32 @@ def pvalue_curve(systems: Mapping[int, Rankings], qrels: Qrels, measure, context
 
     vals = _per_user(systems, qrels, measure, context)
     return {s: wilcoxon(vals[0], vals[s], "greater").p_value for s in sorted(systems) if s != 0}
+
+
+@dataclass(frozen=True)
+class PerturbationResult:
+    """Exp. 1–2 for one measure: levels (ascending, 0 = ideal), mean value per level, τ_b of the means against
+    the true order (s = 0 best) and the one-sided Wilcoxon p-value of ideal > level s (levels[1:])."""
+
+    measure: str
+    levels: np.ndarray
+    means: np.ndarray
+    tau: float
+    pvalues: np.ndarray
+
+
+def perturbation_experiment(systems: Mapping[int, Rankings], qrels: Qrels, measures, context=None
+                            ) -> dict[str, PerturbationResult]:
+    """Experiments 1 and 2 (P&R §5.2–5.3) from one evaluation of every system: `order_correlation` and
+    `pvalue_curve` in one pass."""
+    from recdiv.eval.robustness import kendall_tau_b
+    from recdiv.eval.significance import wilcoxon
+
+    levels = np.array(sorted(systems))
+    out = {}
+    for m in [measures] if isinstance(measures, str) else measures:
+        vals = _per_user({s: systems[s] for s in levels}, qrels, m, context)
+        means = np.array([vals[s].mean() if len(vals[s]) else 0.0 for s in levels])
+        p = np.array([wilcoxon(vals[0], vals[s], "greater").p_value for s in levels[1:]])
+        out[str(m)] = PerturbationResult(str(m), levels, means, kendall_tau_b(-levels, means), p)
+    return out

@@ -11,6 +11,17 @@ their mean metric on the full test set; each degraded test set gives another ran
   the context has a training set, else in the test set [CHOICE]; ties by dense index) among the items with at
   least one rating; for x = 0, 1, …, 20 % remove every test rating of the top x % items; one sample per level.
 
+- **Aspect-proportional removal** (P&R RecSys 2021 §5.4, Exp. 3; `proportional_robustness`,
+  `pr_experiment3`): the systems are random shuffles of the ideal ordering (§F.7); for every fraction kept f
+  (the sparsity levels) and b = 1..50, remove N = |T| − round(f·|T|) test ratings, distributed across aspects
+  proportionally to the aspects' presence in the original (ideal) ranking, uniformly at random within each aspect.
+  [CHOICE] "presence" is a partition of the test ratings: every rating counts once, for the aspect through which
+  the full-length ideal ordering placed it (the aspect list L_a it was popped from, §F.7 step 3); ratings of items
+  without aspects form one more stratum. Counting a multi-aspect item in every aspect would make the quotas add up
+  to more than N. [CHOICE] quotas by the largest-remainder (Hamilton) method: q_a = ⌊N·n_a/|T|⌋, the remaining
+  units go to the largest remainders N·n_a/|T| − ⌊·⌋, ties to the smaller stratum index; so Σ q_a = N and
+  q_a ≤ n_a. The paper does not give the levels: recdiv uses Valcarce's 20 fractions kept (1.00 … 0.05) [CHOICE].
+
 One stream ``default_rng(seed)`` is shared by all levels and samples, processed in order (§0.8).
 """
 
@@ -69,7 +80,7 @@ class RobustnessCurve:
     def plot(self, path=None, ax=None):
         from recdiv.eval.plots import plot_robustness
 
-        if self.kind == "sparsity":
+        if self.kind in ("sparsity", "aspect-proportional"):
             return plot_robustness(self.levels, self.mean, path=path, ax=ax)
         return plot_robustness(self.levels, self.mean, xlabel="% most popular items removed", invert_x=False,
                                path=path, ax=ax)
@@ -181,3 +192,110 @@ def popularity_robustness(runs: Mapping[str, Rankings], qrels: Qrels, measures, 
         for m, t in _taus(ref, system_means(runs, q, measures, context)).items():
             taus[m][li, 0] = t
     return RobustnessCurve("popularity", percents, taus, ref, list(runs))
+
+
+# ---------------------------------------------------------------------------------------------------- P&R Exp. 3
+def aspect_strata(qrels: Qrels, aspects) -> tuple[np.ndarray, np.ndarray]:
+    """Removal stratum of every stored test rating and the stratum sizes (presence), for P&R Exp. 3.
+
+    Returns (strata (nnz,) aligned with ``qrels.matrix.data``, presence (A + 1,)): stratum a < A is the aspect
+    through which the full-length ideal ordering (§F.7) placed the rating's item; stratum A holds the ratings of
+    items without aspects. presence[a] = the number of ideal-ranking positions filled from L_a.
+    """
+    from recdiv.eval.ideal import ideal_ordering
+
+    m = qrels.matrix
+    n_asp = aspects.n_aspects
+    strata = np.full(m.nnz, n_asp, dtype=np.int64)
+    width = int(np.diff(m.indptr).max()) if m.nnz else 0
+    if m.nnz:
+        ranking, used = ideal_ordering(qrels, aspects, width, return_aspects=True)
+        ok = ranking.items >= 0
+        rows = np.repeat(ranking.users[:, None], ranking.k, axis=1)[ok]
+        items, asp = ranking.items[ok], used[ok]
+        # position of (user, item) in the CSR data: rows are sorted, search within each row's slice
+        order = np.lexsort((m.indices, np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))))
+        keys = np.repeat(np.arange(m.shape[0], dtype=np.int64), np.diff(m.indptr)) * m.shape[1] + m.indices
+        sorted_keys = keys[order]
+        pos = order[np.searchsorted(sorted_keys, rows.astype(np.int64) * m.shape[1] + items)]
+        strata[pos] = np.where(asp >= 0, asp, n_asp)
+    return strata, np.bincount(strata, minlength=n_asp + 1)
+
+
+def proportional_allocation(presence, n_remove: int) -> np.ndarray:
+    """Largest-remainder split of `n_remove` removals over strata proportionally to `presence` (ties: lower index).
+
+    Σ result = n_remove and result ≤ presence (0 ≤ n_remove ≤ Σ presence).
+    """
+    presence = np.asarray(presence, dtype=np.int64)
+    total = int(presence.sum())
+    if not 0 <= n_remove <= total:
+        raise ConfigError(f"cannot remove {n_remove} of {total} ratings")
+    if total == 0:
+        return np.zeros_like(presence)
+    num = presence * int(n_remove)  # exact integer arithmetic: share = num / total
+    base = num // total
+    rem = num - base * total
+    left = int(n_remove - base.sum())
+    extra = np.lexsort((np.arange(len(presence)), -rem))[:left]
+    base[extra] += 1
+    return base
+
+
+def proportional_samples(qrels: Qrels, strata: np.ndarray, fractions: Sequence[float] = SPARSITY_LEVELS,
+                         n_samples: int = 50, seed: int | None = 0) -> Iterator[tuple[float, int, Qrels]]:
+    """(f, b, degraded qrels): remove |T| − round(f·|T|) ratings, `proportional_allocation` of them per stratum,
+    uniformly at random within each stratum; levels then samples in order, one stream ``default_rng(seed)``."""
+    strata = np.asarray(strata, dtype=np.int64)
+    nnz = qrels.matrix.nnz
+    if len(strata) != nnz:
+        raise ConfigError(f"strata has {len(strata)} entries, the qrels {nnz} ratings")
+    presence = np.bincount(strata, minlength=int(strata.max()) + 1 if nnz else 0)
+    starts = np.concatenate([[0], np.cumsum(presence)[:-1]])
+    by_stratum = np.argsort(strata, kind="stable")
+    rng = np.random.default_rng(seed)
+    for f in fractions:
+        if not 0 < f <= 1:
+            raise ConfigError(f"fractions must be in (0, 1], got {f}")
+        quota = proportional_allocation(presence, nnz - round(f * nnz))
+        for b in range(n_samples):
+            order = by_stratum[np.lexsort((rng.random(nnz), strata[by_stratum]))]  # random order within strata
+            rank = np.arange(nnz) - starts[strata[order]]
+            yield float(f), b, keep_ratings(qrels, order[rank >= quota[strata[order]]])
+
+
+def proportional_robustness(runs: Mapping[str, Rankings], qrels: Qrels, measures, context=None, *,
+                            strata: np.ndarray, fractions: Sequence[float] = SPARSITY_LEVELS, n_samples: int = 50,
+                            seed: int | None = 0) -> RobustnessCurve:
+    """τ_b of the system ranking when test ratings are removed proportionally per stratum (`aspect_strata`)."""
+    if len(runs) < 2:
+        raise ConfigError("robustness needs at least two systems")
+    ref = system_means(runs, qrels, measures, context)
+    fractions = np.asarray(fractions, dtype=np.float64)
+    taus = {m: np.full((len(fractions), n_samples), np.nan) for m in ref}
+    for li, (_, b, q) in enumerate(proportional_samples(qrels, strata, fractions, n_samples, seed)):
+        for m, t in _taus(ref, system_means(runs, q, measures, context)).items():
+            taus[m][li // n_samples, b] = t
+    return RobustnessCurve("aspect-proportional", fractions, taus, ref, list(runs))
+
+
+def pr_experiment3(qrels: Qrels, aspects, measures, context=None, *, n_systems: int = 50,
+                   fractions: Sequence[float] = SPARSITY_LEVELS, n_samples: int = 50,
+                   seed: int | None = 0) -> RobustnessCurve:
+    """Parapar & Radlinski's Experiment 3 (RecSys 2021 §5.4; METRICS.md §F.6 last bullet).
+
+    Systems: `n_systems` seeded random shuffles of every user's full-length ideal ordering (§F.7; each shuffle
+    contains all of the user's test items); removals: `proportional_samples` over `aspect_strata`; every measure
+    is recomputed on every degraded test set and the mean Kendall τ_b against the full-data system order is
+    reported per fraction kept. ``default_rng(seed)`` draws the seeds of the shuffles and of the removals.
+    """
+    from recdiv.eval.perturbation import ideal_trace, shuffled_systems
+
+    if n_systems < 2:
+        raise ConfigError("robustness needs at least two systems")
+    s_sys, s_rem = (int(x) for x in np.random.default_rng(seed).integers(0, 2**63 - 1, size=2))
+    width = int(qrels.n_judged().max()) if qrels.matrix.nnz else 1
+    runs = shuffled_systems(ideal_trace(qrels, aspects, width), n_systems, seed=s_sys)
+    strata, _ = aspect_strata(qrels, aspects)
+    return proportional_robustness(runs, qrels, measures, context, strata=strata, fractions=fractions,
+                                   n_samples=n_samples, seed=s_rem)
