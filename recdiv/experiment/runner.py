@@ -19,6 +19,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import importlib
+import logging
 import multiprocessing
 import os
 import time
@@ -243,26 +244,69 @@ class _InlineExecutor:
 
 
 class _RayExecutor:
+    """Submits tasks as Ray remote tasks (one CPU each).
+
+    Without a running Ray instance, starts a local one with `jobs` CPUs (no dashboard, worker output not
+    forwarded) and shuts it down at the end; with ``RAY_ADDRESS`` set, connects to that cluster instead (the
+    output folder must then be on a file system that all nodes share). An instance that is already initialised in
+    this process (``ray.init`` by the caller) is used as it is and left running.
+    """
+
     def __init__(self, jobs: int):
         import ray
 
         self._ray = ray
-        if not ray.is_initialized():
-            ray.init(num_cpus=jobs if jobs > 1 else None, include_dashboard=False, log_to_driver=False)
-        self._remote = ray.remote(run_task)
+        self._owned = not ray.is_initialized()
+        if self._owned:
+            quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING,
+                     "ignore_reinit_error": True}
+            if os.environ.get("RAY_ADDRESS"):
+                ray.init(runtime_env=RAY_RUNTIME_ENV, **quiet)
+            else:
+                ray.init(num_cpus=jobs, object_store_memory=RAY_OBJECT_STORE_BYTES, runtime_env=RAY_RUNTIME_ENV,
+                         **quiet)
+        self._remote = ray.remote(num_cpus=1, max_retries=0, runtime_env=RAY_RUNTIME_ENV)(_ray_task)
+        self._refs: list = []
 
     def submit(self, fn, *args) -> cf.Future:
-        return self._remote.remote(*args).future()
+        ref = self._remote.remote(*args)
+        self._refs.append(ref)
+        return ref.future()
 
     def shutdown(self, cancel_futures: bool = False) -> None:
-        pass
+        if cancel_futures and self._refs:
+            ready, _ = self._ray.wait(self._refs, num_returns=len(self._refs), timeout=0)
+            done = set(ready)
+            for ref in self._refs:
+                if ref not in done:
+                    with contextlib.suppress(Exception):
+                        self._ray.cancel(ref)
+        self._refs = []
+        if self._owned:
+            self._ray.shutdown()
+
+
+#: object store of a local Ray instance: tasks exchange only small task descriptions and counters through Ray
+#: (artefacts go through the store on disk), so a small store suffices (Ray's default is 30% of the memory)
+RAY_OBJECT_STORE_BYTES = 256 * 1024**2
+
+#: one native thread per worker (Ray runs one task per CPU). Given to Ray workers at process start, before numba
+#: or a BLAS library reads them: numba refuses a NUMBA_NUM_THREADS that changes after its thread pool started.
+WORKER_THREAD_ENV = {"RECDIV_THREADS": "1", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+                     "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+RAY_RUNTIME_ENV = {"env_vars": WORKER_THREAD_ENV}
+
+
+def _ray_task(task: Task) -> Counter:
+    """A task on a Ray worker: one native thread (Ray runs one task per CPU), then the task itself."""
+    _worker_init()
+    return run_task(task)
 
 
 def _worker_init() -> None:
     """Worker processes: one thread each for the native libraries (the pool provides the parallelism)."""
-    os.environ.setdefault("RECDIV_THREADS", "1")
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-        os.environ.setdefault(var, "1")
+    for var, value in WORKER_THREAD_ENV.items():
+        os.environ.setdefault(var, value)
     with contextlib.suppress(Exception):
         from threadpoolctl import threadpool_limits
 
@@ -270,6 +314,8 @@ def _worker_init() -> None:
 
 
 def make_executor(jobs: int, backend: str):
+    if jobs < 1:
+        raise ConfigError(f"--jobs must be at least 1, got {jobs}")
     if backend == "ray":
         try:
             importlib.import_module("ray")
@@ -279,8 +325,6 @@ def make_executor(jobs: int, backend: str):
         return _RayExecutor(jobs)
     if backend != "local":
         raise ConfigError(f"unknown backend {backend!r} (local, ray)")
-    if jobs < 1:
-        raise ConfigError(f"--jobs must be at least 1, got {jobs}")
     if jobs == 1:
         return _InlineExecutor()
     # forkserver: workers fork from a clean server process that has imported recdiv's stage modules once (no
@@ -367,7 +411,7 @@ def run_experiment(
     store.remove_partial()
     write_json(out / "experiment.json", config.model_dump(mode="json"))
     write_json(out / "systems.json", [s.to_json() for s in systems])
-    env_base = {"store_root": str(store.root), "resume": resume, "since_ns": store.since_ns,
+    env_base = {"store_root": str(store.root.resolve()), "resume": resume, "since_ns": store.since_ns,
                 "config": config.model_dump(mode="json")}
     remember(config)
     executor = make_executor(jobs, backend)
@@ -380,7 +424,11 @@ def run_experiment(
                 dataset, dfp = load_data(config, di)
                 for a in config.aspects:  # explicit spaces: once per dataset, in this process
                     key = aspect_key(a, dfp, None)
-                    if a.kind == "explicit" and not store.has("aspects", key, "npz"):
+                    if a.kind != "explicit":
+                        continue
+                    if store.has("aspects", key, "npz"):
+                        sched.stats["aspects:cached"] += 1
+                    else:
                         save_space(store, key, build_explicit_space(a, dataset), None)
                         sched.stats["aspects"] += 1
                 tasks: list[Task] = []
