@@ -8,13 +8,13 @@ feature-based similarity slices (MMR, Ziegler, DPP) are both built on it.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
 
 from recdiv.aspects.similarity import ItemSimilarity, Jaccard, SetCosine, _FeatureSimilarity
+from recdiv.diversifiers.kernels import csr_row_dot, ell_row_dot, set_similarity
 
 
 class BlockSparse:
@@ -43,14 +43,14 @@ class BlockSparse:
             shape=(n * N, n * F),
         )
         self.n, self.N, self.F = n, N, F
-        self._slots = None
+        self._ell_cache: tuple | None = None
 
     def with_values(self, data: np.ndarray, columns: np.ndarray | None = None, width: int | None = None) -> BlockSparse:
         """Same non-zero pattern with new values (and optionally remapped columns / width)."""
         out = object.__new__(BlockSparse)
         out.row_of, out.aspect, out.n, out.N = self.row_of, self.aspect, self.n, self.N
         out.F = self.F if width is None else width
-        out._slots = None
+        out._ell_cache = None
         if columns is None and width is None:
             out.matrix = sp.csr_matrix((np.asarray(data, np.float64), self.matrix.indices, self.matrix.indptr),
                                        shape=self.matrix.shape)
@@ -68,42 +68,37 @@ class BlockSparse:
     def user_of_nz(self) -> np.ndarray:
         return self.row_of // self.N
 
-    def _build_slots(self) -> list:
-        """ELL layout: slot l holds the l-th non-zero of every row that has one (dense when most rows do)."""
-        ip = self.matrix.indptr
-        counts = np.diff(ip)
-        j_in_row = np.arange(self.matrix.nnz) - np.repeat(ip[:-1], counts)
-        slots = []
-        order = np.argsort(j_in_row, kind="stable")
-        bounds = np.searchsorted(j_in_row[order], np.arange(int(counts.max(initial=0)) + 1))
-        dummy = self.n * self.F  # index of an appended zero
-        for lo, hi in itertools.pairwise(bounds):
-            nz = order[lo:hi]
-            rows = self.row_of[nz]
-            cols = self.matrix.indices[nz].astype(np.intp)
-            vals = self.matrix.data[nz]
-            if 2 * len(nz) >= self.n * self.N:  # dense slot: every row, zero value where absent
-                c = np.full(self.n * self.N, dummy, dtype=np.intp)
-                v = np.zeros(self.n * self.N)
-                c[rows], v[rows] = cols, vals
-                slots.append((None, c, v))
-            else:
-                slots.append((rows, cols, vals))
-        return slots
+    def ell(self, force: bool = False) -> tuple[np.ndarray, np.ndarray] | None:
+        """Padded layout (rows × longest row) `cols`, `vals`: block column u·F + a and value of each stored entry in
+        stored order; padding slots hold column n·F (a zero appended to w) and value 0. None when padding would
+        more than double the stored entries, unless `force`; None also when a row has more than 64 entries."""
+        if self._ell_cache is not None:
+            return self._ell_cache
+        m = self.matrix
+        counts = np.diff(m.indptr)
+        L = int(counts.max(initial=0))
+        if L > 64 or (not force and L * len(counts) > 2 * m.nnz + len(counts)):
+            return None
+        cols = np.full((len(counts), max(L, 1)), self.n * self.F, dtype=m.indices.dtype)
+        vals = np.zeros(cols.shape)
+        slot = np.arange(m.nnz) - np.repeat(m.indptr[:-1], counts)
+        cols[self.row_of, slot], vals[self.row_of, slot] = m.indices, m.data
+        self._ell_cache = (cols, vals)
+        return self._ell_cache
 
     def dot(self, w: np.ndarray) -> np.ndarray:
-        """(n, N) with entry Σ_a X[c_uc, a]·w[u, a]; w is (n, F). One gather per aspect slot (ELL layout)."""
-        if self._slots is None:
-            self._slots = self._build_slots()
+        """(n, N) with entry Σ_a X[c_uc, a]·w[u, a]; w is (n, F). One pass over the non-zeros (numba), each row
+        summed in stored order."""
+        out = np.empty(self.n * self.N)
+        ell = self.ell()
         wf = np.empty(self.n * self.F + 1)
         wf[:-1] = np.asarray(w, dtype=np.float64).ravel()
         wf[-1] = 0.0
-        out = np.zeros(self.n * self.N)
-        for rows, cols, vals in self._slots:
-            if rows is None:
-                out += vals * wf[cols]
-            else:
-                out[rows] += vals * wf[cols]
+        if ell is not None:
+            ell_row_dot(ell[0], ell[1], wf, out)
+        else:
+            m = self.matrix
+            csr_row_dot(m.indptr, m.indices, m.data, wf, out)
         return out.reshape(self.n, self.N)
 
     def column_sums(self, weights: np.ndarray) -> np.ndarray:
@@ -171,33 +166,36 @@ def _binary(sim: _FeatureSimilarity) -> bool:
     return sim.__dict__["_binary"]
 
 
+class BitmaskSlicer:
+    """0/1 features with ≤ 63 columns: |A(i) ∩ A(j)| = popcount(mask_i & mask_j), one numba pass per slice.
+
+    masks (n, N) int64 aspect bit masks, size (n, N) |A(c)|, inv (n, N) 1/√|A(c)| (NaN without features), defined
+    (n, N), cosine (set cosine, else Jaccard); calling it with picked positions (n,) gives the (n, N) slice."""
+
+    def __init__(self, sim: _FeatureSimilarity, items: np.ndarray):
+        if "_masks" not in sim.__dict__:
+            bits = np.left_shift(np.int64(1), np.arange(sim.features.shape[1], dtype=np.int64))
+            sim.__dict__["_masks"] = (sim.features.astype(np.int64) * bits).sum(axis=1)
+        masks = sim.__dict__["_masks"]
+        safe = np.maximum(items, 0)
+        self.shape = items.shape
+        self.masks = np.where(items >= 0, masks[safe], 0)
+        self.size = np.where(items >= 0, sim._norm[safe], 0.0)  # |A(c)|
+        self.defined = self.size > 0
+        self.cosine = isinstance(sim, SetCosine)
+        with np.errstate(divide="ignore"):
+            self.inv = np.where(self.defined, 1.0 / np.sqrt(self.size), np.nan)
+
+    def __call__(self, pos: np.ndarray) -> np.ndarray:
+        out = np.empty(self.shape)
+        set_similarity(self.masks, self.inv, self.size, self.defined, np.asarray(pos, dtype=np.int64), self.cosine,
+                       out)
+        return out
+
+
 def _bitmask_slicer(sim: _FeatureSimilarity, items: np.ndarray) -> tuple[SimSlicer, np.ndarray]:
-    """0/1 features with ≤ 63 columns: |A(i) ∩ A(j)| = popcount(mask_i & mask_j), a few (n, N) operations."""
-    if "_masks" not in sim.__dict__:
-        bits = np.left_shift(np.int64(1), np.arange(sim.features.shape[1], dtype=np.int64))
-        sim.__dict__["_masks"] = (sim.features.astype(np.int64) * bits).sum(axis=1)
-    masks = sim.__dict__["_masks"]
-    n = items.shape[0]
-    rows = np.arange(n)
-    safe = np.maximum(items, 0)
-    m_c = np.where(items >= 0, masks[safe], 0)
-    size_c = np.where(items >= 0, sim._norm[safe], 0.0)  # |A(c)|
-    defined = size_c > 0
-    cosine = isinstance(sim, SetCosine)
-    with np.errstate(divide="ignore"):
-        inv_c = np.where(defined, 1.0 / np.sqrt(size_c), np.nan)
-
-    def slice_(pos: np.ndarray) -> np.ndarray:
-        p = np.maximum(pos, 0)
-        ok = (pos >= 0) & defined[rows, p]
-        inter = np.bitwise_count(m_c & m_c[rows, p][:, None])
-        if cosine:
-            return inter * inv_c * np.where(ok, inv_c[rows, p], np.nan)[:, None]
-        sp_ = np.where(ok, size_c[rows, p], np.nan)[:, None]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(defined, inter / (size_c + sp_ - inter), np.nan)
-
-    return slice_, defined
+    slicer = BitmaskSlicer(sim, items)
+    return slicer, slicer.defined
 
 
 def aspect_indicator(block) -> BlockSparse:

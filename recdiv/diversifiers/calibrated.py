@@ -9,6 +9,7 @@ from pydantic import Field
 
 from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
 from recdiv.diversifiers.blocks import aspect_indicator
+from recdiv.diversifiers.fused import calibrated_step
 from recdiv.diversifiers.greedy import GreedyReranker
 from recdiv.diversifiers.normalize import normalize
 
@@ -49,16 +50,22 @@ class Calibrated(GreedyReranker):
         return {"cal": cal, "L": max(L, 1), "p": p, "s": s, "Q": np.zeros_like(p), "sum_s": np.zeros(block.n),
                 "off": off, "plogp": plogp}
 
-    def objective(self, st, block, remaining, t):
-        a, lam, p = self.config.alpha, self.config.lambda_, st["p"]
+    def _weights(self, st, n: int, t: int) -> tuple[np.ndarray, np.ndarray]:
+        """w (n, L·F): Δ p log q̃ when a candidate with |A| aspects adds aspect g; b_term (n,): Σ p log q̃ without i."""
+        a, p = self.config.alpha, st["p"]
         base = (1.0 - a) * st["Q"] / (t + 1) + a * p  # q̃ of S ∪ {i} on aspects i does not have
         pos = p > 0
         with np.errstate(divide="ignore", invalid="ignore"):
             logb = np.log(np.where(pos, base, 1.0))
-            b_term = np.where(pos, p * logb, 0.0).sum(axis=1)  # Σ p log q̃ without i
+            b_term = np.where(pos, p * logb, 0.0).sum(axis=1)
             sizes = np.arange(1, st["L"] + 1)[:, None, None]
             w = np.where(pos, p * (np.log(np.where(pos, base, 1.0) + (1.0 - a) / (sizes * (t + 1))) - logb), 0.0)
-        gain = st["cal"].dot(np.transpose(w, (1, 0, 2)).reshape(block.n, -1))  # Σ_{g∈A(i)} Δ p log q̃
+        return np.transpose(w, (1, 0, 2)).reshape(n, -1), b_term
+
+    def objective(self, st, block, remaining, t):
+        lam = self.config.lambda_
+        w, b_term = self._weights(st, block.n, t)
+        gain = st["cal"].dot(w)  # Σ_{g∈A(i)} Δ p log q̃
         kl = st["plogp"][:, None] - b_term[:, None] - gain
         f = (1.0 - lam) * (st["sum_s"][:, None] + st["s"]) - lam * kl
         return np.where(st["off"][:, None], np.nan, f)
@@ -70,3 +77,24 @@ class Calibrated(GreedyReranker):
         cnt = row.sum(axis=1, keepdims=True)
         st["Q"] += np.where(cnt > 0, row / np.where(cnt > 0, cnt, 1.0), 0.0)
         st["sum_s"] += np.where(picked >= 0, st["s"][rows, np.maximum(picked, 0)], 0.0)
+
+    def fused(self, block, k):
+        """The template's loop with objective, selection and update of each step in one numba pass
+        (`fused.calibrated_step`); the small (users × aspects) log tables stay in NumPy (`_weights`)."""
+        st = self.init_state(block)
+        cal, ind = st["cal"].ell(force=True), aspect_indicator(block).ell(force=True)
+        if cal is None or ind is None or st["p"].shape[1] > 128:
+            return None
+        remaining = block.valid.copy()
+        left = block.valid.sum(axis=1)
+        out = np.full((block.n, k), -1, dtype=np.int64)
+        best = np.empty(block.n, dtype=np.int64)
+        for t in range(k):
+            has = left > t
+            if not has.any():
+                break
+            w, b_term = self._weights(st, block.n, t)
+            calibrated_step(cal[0], *ind, np.append(w.ravel(), 0.0), st["s"], st["sum_s"], st["plogp"] - b_term,
+                            self.config.lambda_, st["off"], remaining, has, st["Q"], best)
+            out[:, t] = best
+        return out

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from recdiv.diversifiers.base import CandidateBlock, Reranker
+from recdiv.diversifiers.kernels import select_best
 
 
 def greedy_select(
@@ -39,38 +40,48 @@ def greedy_select(
     remaining = valid.copy()
     left = valid.sum(axis=1)
     out = np.full((n, k), -1, dtype=np.int64)
-    rows = np.arange(n)
+    best = np.empty(n, dtype=np.int64)
     for t in range(k):
         has = left > t
         if not has.any():
             break
         f = np.asarray(objective(remaining, t), dtype=np.float64)
-        g = np.where(remaining, f, -np.inf)
-        np.fmax(g, -np.inf, out=g)  # NaN → −inf (skipped)
-        best = np.argmax(g, axis=1)
-        stuck = g[rows, best] == -np.inf
-        if stuck.any():  # all remaining NaN → earliest remaining; some −inf values → earliest of those
-            sub = np.flatnonzero(stuck)
-            ok = remaining[sub] & ~np.isnan(f[sub])
-            best[sub] = np.argmax(np.where(ok.any(axis=1)[:, None], ok, remaining[sub]), axis=1)
-        best[~has] = -1
+        select_best(np.broadcast_to(f, remaining.shape), remaining, has, best)  # also removes the picks
         out[:, t] = best
-        sel = rows[has]
-        remaining[sel, best[has]] = False
-        update(best, t)
+        update(best.copy(), t)
     return out
 
 
 class GreedyReranker(Reranker):
-    """A reranker defined by an objective f(i | S) and a state update; the loop is `greedy_select`."""
+    """A reranker defined by an objective f(i | S) and a state update; the loop is `greedy_select`.
+
+    A built-in reranker may also implement `fused(block, k)`: the same selection compiled per user
+    (recdiv/diversifiers/fused.py), used only while `init_state`, `objective` and `update` are the ones it was
+    written for (a subclass or an instance that replaces any of them runs through the template).
+    """
 
     def _rerank_block(self, block: CandidateBlock, k: int) -> np.ndarray:
+        if self._fused_applies():
+            out = self.fused(block, k)
+            if out is not None:
+                return out
         state = self.init_state(block)
         return greedy_select(
             block.valid, k,
             lambda remaining, t: self.objective(state, block, remaining, t),
             lambda picked, t: self.update(state, block, picked, t),
         )
+
+    def fused(self, block: CandidateBlock, k: int) -> np.ndarray | None:
+        """Chosen positions (n, k) from a compiled per-user loop equal to the template's, or None (use the template)."""
+        return None
+
+    def _fused_applies(self) -> bool:
+        cls = type(self)
+        owner = next(c for c in cls.__mro__ if "fused" in c.__dict__)
+        methods = ("init_state", "objective", "update")
+        return not any(m in vars(self) for m in methods) and all(
+            getattr(cls, m) is getattr(owner, m) for m in methods)
 
     @abstractmethod
     def init_state(self, block: CandidateBlock) -> Any:

@@ -8,6 +8,7 @@ import numpy as np
 
 from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
 from recdiv.diversifiers.blocks import item_aspect_distribution
+from recdiv.diversifiers.fused import aspect_coverage_greedy
 from recdiv.diversifiers.greedy import GreedyReranker
 from recdiv.diversifiers.normalize import normalize
 
@@ -32,6 +33,15 @@ class IASelect(GreedyReranker):
         shat = np.nan_to_num(normalize(block.scores, block.valid, self.config.norm), nan=0.0)
         pu = block.user_distribution(self.config.weighting)
         return {"shat": shat, "pai": item_aspect_distribution(block), "pu": pu, "U": np.ones_like(pu)}
+
+    def fused(self, block, k):
+        st = self.init_state(block)
+        ell = st["pai"].ell(force=True)
+        if ell is None:
+            return None
+        out = np.full((block.n, k), -1, dtype=np.int64)
+        aspect_coverage_greedy(*ell, np.zeros_like(st["shat"]), st["shat"], st["pu"], st["shat"], block.valid, out)
+        return out
 
     def objective(self, st, block, remaining, t):
         return st["shat"] * st["pai"].dot(st["pu"] * st["U"])

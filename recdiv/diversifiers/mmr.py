@@ -9,7 +9,8 @@ from pydantic import Field
 
 from recdiv.aspects.similarity import Jaccard, SetCosine
 from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
-from recdiv.diversifiers.blocks import similarity_slicer
+from recdiv.diversifiers.blocks import BitmaskSlicer, similarity_slicer
+from recdiv.diversifiers.fused import mmr_greedy
 from recdiv.diversifiers.greedy import GreedyReranker
 from recdiv.diversifiers.normalize import normalize, zscore
 
@@ -37,6 +38,18 @@ class MMR(GreedyReranker):
         if self.config.variant == "ranksys" and self.config.lambda_ == 0.0:
             return _baseline(block, k)
         return super()._rerank_block(block, k)
+
+    def fused(self, block, k):
+        if self.config.variant != "thesis":
+            return None
+        st = self.init_state(block)
+        sl = st["slice"]
+        if not (isinstance(sl, BitmaskSlicer) and st["nonneg"]):
+            return None
+        out = np.full((block.n, k), -1, dtype=np.int64)
+        mmr_greedy(st["first"], st["base"], 1.0 - self.config.lambda_, sl.masks, sl.inv, sl.size, sl.defined,
+                   sl.cosine, block.valid, out)
+        return out
 
     def init_state(self, block: CandidateBlock):
         slicer, defined = similarity_slicer(block.context.item_similarity(), block.items)

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
 from recdiv.diversifiers.blocks import aspect_probabilities
+from recdiv.diversifiers.fused import pm2_greedy
 from recdiv.diversifiers.greedy import GreedyReranker
 from recdiv.diversifiers.normalize import nonnegative
 
@@ -38,6 +39,15 @@ class PM2(GreedyReranker):
     def _rerank_block(self, block, k):
         block.cache["k"] = k
         return super()._rerank_block(block, k)
+
+    def fused(self, block, k):  # called by _rerank_block after block.cache["k"] is set
+        st = self.init_state(block)
+        ell = st["pua"].ell(force=True)
+        if ell is None or st["votes"].shape[1] > 128:
+            return None
+        out = np.full((block.n, k), -1, dtype=np.int64)
+        pm2_greedy(*ell, st["votes"], self.config.lambda_, block.valid, out)
+        return out
 
     def objective(self, st, block, remaining, t):
         lam = self.config.lambda_

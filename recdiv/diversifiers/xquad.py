@@ -9,6 +9,7 @@ from pydantic import Field
 
 from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
 from recdiv.diversifiers.blocks import aspect_probabilities
+from recdiv.diversifiers.fused import aspect_coverage_greedy
 from recdiv.diversifiers.greedy import GreedyReranker
 from recdiv.diversifiers.mmr import _baseline
 from recdiv.diversifiers.normalize import nonnegative, normalize, zscore
@@ -45,6 +46,19 @@ class XQuAD(GreedyReranker):
         pu = block.user_distribution(self.config.weighting)
         rel = None if self.config.norm == "zscore" else normalize(block.scores, block.valid, self.config.norm)
         return {"pua": pua, "pu": pu, "U": np.ones_like(pu), "rel": rel}
+
+    def fused(self, block, k):
+        if self.config.norm == "zscore":
+            return None
+        st = self.init_state(block)
+        ell = st["pua"].ell(force=True)
+        if ell is None:
+            return None
+        out = np.full((block.n, k), -1, dtype=np.int64)
+        lam, shape = self.config.lambda_, block.items.shape
+        aspect_coverage_greedy(*ell, (1.0 - lam) * st["rel"], np.broadcast_to(lam, shape), st["pu"],
+                               np.broadcast_to(self.config.alpha, shape), block.valid, out)
+        return out
 
     def objective(self, st, block, remaining, t):
         lam = self.config.lambda_
