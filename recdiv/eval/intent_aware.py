@@ -9,9 +9,12 @@ Intent weights w_a (``weights=``): ``profile`` = count-based p(a|u) from `EvalCo
 (`AspectSpace.user_distribution`, uniform over A for an empty profile), ``uniform`` = 1/|A_u^rel| over
 the aspects of the user's relevant test items (TREC / ndeval convention).
 
-Arrays: asp[u,k,a] is gathered from a dense items × aspects indicator for a chunk of users (memory bound
-METRICS.md G.7); redundancy counts are exclusive cumulative sums over k; greedy ideals live in
-`recdiv.eval.greedy_ideal` and are cached per qrels object.
+Arrays: the redundancy-aware gains (α-nDCG family, ERR-IA ndeval, NRBP, EU), A_u^rel and the greedy α-ideal
+lists are computed by numba kernels (`recdiv.eval._ia_kernels`) in one pass per user over the user's qrels
+CSR row and a padded items × aspects table — no users × K × |A| tensor. Unweighted run gains are cached per
+RunView (shared by α-nDCG, α-DCG, ERR-IA(ndeval), nERR-IA), greedy ideals and |A_u^rel| per qrels object;
+`clear_caches()` forgets them. The other measures gather (user, position, aspect) pairs or a dense
+items × aspects indicator for a chunk of users (memory bound METRICS.md G.7).
 """
 
 from __future__ import annotations
@@ -23,14 +26,19 @@ from typing import ClassVar
 import numpy as np
 
 from recdiv.errors import ConfigError
+from recdiv.eval import _ia_kernels
+from recdiv.eval._ia_kernels import (
+    alpha_gains_kernel,
+    greedy_alpha_ideal,
+    relevant_aspect_counts,
+    relevant_aspect_kernel,
+    run_gains,
+)
 from recdiv.eval.greedy_ideal import (
     CHUNK_ELEMS,
-    GREEDY_CHUNK_ELEMS,
-    alpha_ideal,
     check_ideal_ties,
     chunks_by_width,
     padded_rows,
-    tie_keys,
 )
 from recdiv.eval.measure import Measure, register
 
@@ -43,6 +51,16 @@ _DENSE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _DIST: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _IDEAL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _INDEX: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_CSR: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # kernel inputs: aspect tables, qrels CSR arrays
+_GAINS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # per RunView: unweighted run gains
+_NO_WEIGHTS = np.zeros((0, 0))
+
+
+def clear_caches() -> None:
+    """Forget every cached per-space / per-qrels / per-view array (indicators, aspect tables, greedy ideals,
+    |A_u^rel|, run gains, profile distributions)."""
+    for cache in (_DENSE, _DIST, _IDEAL, _INDEX, _CSR, _GAINS):
+        cache.clear()
 
 
 def aspect_space(view):
@@ -99,18 +117,82 @@ def user_distribution(view, weighting: str, measure: str = "this measure") -> np
     return out
 
 
+def aspect_table(space) -> np.ndarray:
+    """(items + 1, T) aspects of every item in ascending order, padded with the sentinel n_aspects (last row:
+    padding item −1), for the numba kernels (`recdiv.eval._ia_kernels.aspect_table`); cached per space."""
+    hit = _CSR.get(space)
+    if hit is None:
+        m = space.indicator.tocsr()
+        m.sort_indices()
+        hit = _ia_kernels.aspect_table(m.indptr, m.indices.astype(np.int64), space.n_aspects)
+        _CSR[space] = hit
+    return hit
+
+
+def qrels_csr(qrels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(indptr, indices, grades float64) of the qrels matrix for the kernels — the matrix's own arrays when
+    their types fit (int32/int64 indices, float64 grades), no copy; cached per qrels object."""
+    hit = _CSR.get(qrels)
+    if hit is None or hit[0] is not qrels.matrix:
+        m = qrels.matrix
+
+        def index(a):
+            return a if a.dtype in (np.int32, np.int64) else a.astype(np.int64)
+
+        hit = (m, index(m.indptr), index(m.indices), m.data.astype(np.float64, copy=False))
+        _CSR[qrels] = hit
+    return hit[1], hit[2], hit[3]
+
+
 def relevant_aspects(view, judged: bool = False) -> np.ndarray:
     """(n, A) bool: A_u^rel = ∪_{i ∈ Rel_u} A(i) (or the aspects of all judged items when `judged`)."""
     space = aspect_space(view)
-    m = view.qrels.matrix[view.users]
-    if not judged:
-        m = m.copy()
-        m.data = (m.data >= view.threshold).astype(np.float64)
-        m.eliminate_zeros()
-    else:
-        m = m.copy()
-        m.data = np.ones_like(m.data)
-    return np.asarray((m @ space.indicator).todense()) > 0
+    return relevant_aspect_kernel(view.users.astype(np.int64), *qrels_csr(view.qrels), float(view.threshold),
+                                  judged, aspect_table(space), space.n_aspects)
+
+
+def n_relevant_aspects(view) -> np.ndarray:
+    """|A_u^rel| of every evaluated user (the ndeval "ideal-ideal" normalisations); a by-product of the greedy
+    ideal kernel, so cached per qrels object with the ideal lists."""
+    space = aspect_space(view)
+    hit = _IDEAL.setdefault(view.qrels, {}).get(_rel_asp_key(view))
+    if hit is not None and hit[0] is space:
+        return hit[1]
+    return relevant_aspect_counts(view.users.astype(np.int64), *qrels_csr(view.qrels), float(view.threshold),
+                                  aspect_table(space), space.n_aspects)
+
+
+def run_rows(view) -> np.ndarray:
+    """Row of each evaluated user in `view.rankings.items` (−1: the user has no list)."""
+    rk = view.rankings
+    pos = np.full(max(len(rk.user_vocab), 1), -1, dtype=np.int64)
+    pos[rk.users] = np.arange(len(rk.users))
+    return pos[view.users]
+
+
+def alpha_run_gains(view, k: int, alpha: float, graded: bool = False,
+                    weights: np.ndarray | None = None) -> np.ndarray:
+    """(n, K) gains G(k) = Σ_{a∈A(i_k)} w_a·ĝ_k·(1−α)^{c_{a,k−1}} of the run cut at K (§C.1/C.2/C.8), 0 at padding.
+
+    One numba pass per user: ĝ from the user's qrels row, aspects from `aspect_table`. Without weights the
+    result is cached per RunView (read-only array).
+    """
+    space = aspect_space(view)
+    has_w = weights is not None
+    key = (int(k), float(alpha), bool(graded), id(space))
+    per_view = _GAINS.setdefault(view, {})
+    hit = per_view.get(key) if not has_w else None
+    if hit is not None and hit[0] is space:
+        return hit[1]
+    items = np.ascontiguousarray(view.rankings.items, dtype=np.int64)
+    w = np.ascontiguousarray(weights, dtype=np.float64) if has_w else _NO_WEIGHTS
+    out = run_gains(items, run_rows(view), int(k), view.users.astype(np.int64), *qrels_csr(view.qrels),
+                    aspect_table(space), space.n_aspects, float(view.threshold), float(alpha), graded,
+                    float(view.max_grade), w, has_w, _powers(alpha, k))
+    if not has_w:
+        out.flags.writeable = False
+        per_view[key] = (space, out)
+    return out
 
 
 def intent_weights(view, how: str, measure: str = "this measure") -> np.ndarray:
@@ -185,18 +267,19 @@ def alpha_gains(items: np.ndarray, g: np.ndarray, space, alpha: float, weights: 
                 graded: bool = False) -> np.ndarray:
     """G(k) = Σ_{a∈A(i_k)} w_a·ĝ_k·(1−α)^{c_{a,k−1}}, c = Σ_{l<k} ĝ_l [a∈A(i_l)] (§C.1/C.2/C.8), for (n, K) lists.
 
-    g (n, K): relevance weights ĝ (0/1 when not `graded`); weights (n, A) or None (all 1).
+    g (n, K): relevance weights ĝ (0/1 when not `graded`; binary gains count any ĝ > 0 as 1);
+    weights (n, A) or None (all 1). Numba kernel, one pass per list.
     """
-    n, k = items.shape
-    u, pos, a, gstart = aspect_pairs(items, g > 0, aspect_index(space), space.n_aspects)
-    w = g[u, pos]
-    if graded:
-        term = w * (1.0 - alpha) ** exclusive_group_sum(w, gstart)
-    else:
-        term = (1.0 - alpha) ** (np.arange(len(u)) - gstart).astype(np.float64)
-    if weights is not None:
-        term = term * weights[u, a]
-    return np.bincount(u * k + pos, weights=term, minlength=n * k).reshape(n, k)
+    has_w = weights is not None
+    w = np.ascontiguousarray(weights, dtype=np.float64) if has_w else _NO_WEIGHTS
+    return alpha_gains_kernel(np.ascontiguousarray(items, dtype=np.int64), np.ascontiguousarray(g, dtype=np.float64),
+                              aspect_table(space), space.n_aspects, float(alpha), graded, w, has_w,
+                              _powers(alpha, items.shape[1]))
+
+
+def _powers(alpha: float, k: int) -> np.ndarray:
+    """(1−α)^c for c = 0..k, computed as the former vectorised code did (numpy power of float counts)."""
+    return (1.0 - float(alpha)) ** np.arange(k + 1, dtype=np.float64)
 
 
 def log_discount(k: int) -> np.ndarray:
@@ -218,27 +301,23 @@ def alpha_ideal_lists(view, alpha: float, graded: bool, ties: str, steps: int | 
     if hit is not None and hit[0] is space and (hit[1] or (steps is not None and hit[2].shape[1] >= steps)):
         items, gains = hit[2], hit[3]
         return (items, gains) if steps is None else (items[:, :steps], gains[:, :steps])
-    table = aspect_index(space)
-    cand, grades = padded_rows(view.qrels.matrix, view.users, keep_cols=space.has_aspects, min_value=view.threshold)
-    widths = (cand >= 0).sum(axis=1)
-    width = max(int(widths.max()) if len(widths) else 0, 1)
-    length = width if steps is None else min(steps, width)
-    full = length == width
-    out_i = np.full((len(cand), length), -1, dtype=np.int64)
-    out_g = np.zeros((len(cand), length))
-    for idx in chunks_by_width(widths, table.shape[1], GREEDY_CHUNK_ELEMS):
-        w_c = max(int(widths[idx].max()), 1)
-        c_items = cand[idx, :w_c]
-        g = relevance_weights(grades[idx, :w_c], view.threshold, graded, r_max)
-        asp = np.where((c_items >= 0)[:, :, None], table[np.maximum(c_items, 0)], space.n_aspects)
-        keys = tie_keys(view.qrels.items, c_items, ties)
-        steps_c = min(length, w_c)
-        chosen, gains = alpha_ideal(asp, g, alpha, keys, steps_c, space.n_aspects)
-        picked = np.where(chosen >= 0, np.take_along_axis(c_items, np.maximum(chosen, 0), axis=1), -1)
-        out_i[idx, :steps_c] = picked
-        out_g[idx, :steps_c] = gains
+    check_ideal_ties("ideal list", ties)
+    q_ptr, q_idx, q_val = qrels_csr(view.qrels)
+    rank = view.qrels.items.string_rank
+    keys = rank if ties == "max_id" else len(rank) - 1 - rank
+    out_i, out_g, widths, n_rel_asp = greedy_alpha_ideal(
+        view.users.astype(np.int64), q_ptr, q_idx, q_val, float(view.threshold), graded, float(r_max),
+        aspect_table(space), space.n_aspects, np.ascontiguousarray(keys, dtype=np.int64), float(alpha),
+        -1 if steps is None else int(steps))
+    full = out_i.shape[1] == max(int(widths.max()) if len(widths) else 0, 1)
     per_q[key] = (space, full, out_i, out_g)
+    n_rel_asp.flags.writeable = False
+    per_q[_rel_asp_key(view)] = (space, n_rel_asp)
     return out_i, out_g
+
+
+def _rel_asp_key(view) -> tuple:
+    return ("|A_u^rel|", view.threshold, view.context.population)
 
 
 class _AspectMeasure(Measure):
@@ -318,20 +397,14 @@ class AlphaDCG(_AspectMeasure):
         dcg = _alpha_dcg(view, k, self.alpha, graded, disc)
         if self.norm == "none":
             return dcg
-        n_rel = relevant_aspects(view).sum(axis=1)
+        n_rel = n_relevant_aspects(view)
         ii = n_rel * (((1.0 - self.alpha) ** np.arange(k)) @ disc)
         return np.divide(dcg, ii, out=np.zeros_like(dcg), where=ii > 0)
 
 
 def _alpha_dcg(view, k: int, alpha: float, graded: bool, disc: np.ndarray) -> np.ndarray:
-    """Σ_{k≤K} G(k)·disc_k of the run for every evaluated user (chunked over users)."""
-    space = aspect_space(view)
-    items, grades = run_arrays(view, k)
-    out = np.zeros(len(items))
-    for sl in row_chunks(len(items), k * aspect_index(space).shape[1]):
-        g = relevance_weights(grades[sl], view.threshold, graded, view.max_grade)
-        out[sl] = alpha_gains(items[sl], g, space, alpha, graded=graded) @ disc
-    return out
+    """Σ_{k≤K} G(k)·disc_k of the run for every evaluated user."""
+    return alpha_run_gains(view, k, alpha, graded) @ disc
 
 
 def _alpha_err(view, measure, k: int) -> np.ndarray:
@@ -364,7 +437,7 @@ class ERRIA(_AspectMeasure):
         k = cutoff_of(self, view)
         if self.variant == "ndeval":
             e = _alpha_err(view, self, k)
-            n_rel = relevant_aspects(view).sum(axis=1)
+            n_rel = n_relevant_aspects(view)
             ii = n_rel * (((1.0 - self.alpha) ** np.arange(k)) @ (1.0 / np.arange(1, k + 1)))
             return np.divide(e, ii, out=np.zeros_like(e), where=ii > 0)
         w = intent_weights(view, self.weights, str(self))
@@ -536,14 +609,10 @@ class SRR(_AspectMeasure):
 # --------------------------------------------------------------------------------------------------
 # rank-biased utilities
 # --------------------------------------------------------------------------------------------------
-def _weighted_alpha_gains(view, measure, items, grades, alpha, w):
-    """G(k) = Σ_a w_a rel (1−α)^c over chunks of an arbitrary (n, L) item array."""
-    space = aspect_space(view)
-    out = np.zeros(items.shape)
-    for sl in row_chunks(len(items), items.shape[1] * aspect_index(space).shape[1]):
-        g = relevance_weights(grades[sl], view.threshold, False, 1.0)
-        out[sl] = alpha_gains(items[sl], g, space, alpha, w[sl])
-    return out
+def _weighted_alpha_gains(view, items, grades, alpha, w):
+    """G(k) = Σ_a w_a rel (1−α)^c of an arbitrary (n, L) item array with its grades (NaN unjudged)."""
+    g = relevance_weights(grades, view.threshold, False, 1.0)
+    return alpha_gains(items, g, aspect_space(view), alpha, w)
 
 
 def _nrbp(gains: np.ndarray, alpha: float, beta: float) -> np.ndarray:
@@ -571,8 +640,7 @@ class NRBP(_AspectMeasure):
     def _gains(self, view):
         k = cutoff_of(self, view)
         w = intent_weights(view, self.weights, str(self))
-        items, grades = run_arrays(view, k)
-        return _weighted_alpha_gains(view, self, items, grades, self.alpha, w), w
+        return alpha_run_gains(view, k, self.alpha, weights=w), w
 
     def compute(self, view):
         return _nrbp(self._gains(view)[0], self.alpha, self.beta)
@@ -597,7 +665,7 @@ class NNRBP(NRBP):
         gains, w = self._gains(view)
         nrbp = _nrbp(gains, self.alpha, self.beta)
         ii, _ = alpha_ideal_lists(view, self.alpha, False, self.ideal_ties, self.cutoff)
-        ideal = _weighted_alpha_gains(view, self, ii, view.qrels.lookup(view.users, ii), self.alpha, w)
+        ideal = _weighted_alpha_gains(view, ii, view.qrels.lookup(view.users, ii), self.alpha, w)
         inrbp = _nrbp(ideal, self.alpha, self.beta)
         return np.divide(nrbp, inrbp, out=np.zeros_like(nrbp), where=inrbp > 0)
 
@@ -624,8 +692,8 @@ class EU(_AspectMeasure):
     def compute(self, view):
         k = cutoff_of(self, view)
         w = intent_weights(view, self.weights, str(self))
-        items, grades = run_arrays(view, k)
-        gains = _weighted_alpha_gains(view, self, items, grades, self.alpha, w)
+        items = view.at(view.items, k, fill=-1)
+        gains = alpha_run_gains(view, k, self.alpha, weights=w)
         disc = self.p ** np.arange(k)
         return (1.0 - self.p) * ((gains - self.e * (items >= 0)) @ disc)
 
