@@ -56,6 +56,8 @@ class Recommender(ABC):
     name: ClassVar[str] = ""
     Config: ClassVar[type[RecommenderConfig]] = RecommenderConfig
     personalised: ClassVar[bool] = True  # False: every user can be scored (popularity, random, average)
+    # True: `_score_block` returns a new array that nothing else references, so `recommend` may mask it in place
+    fresh_blocks: ClassVar[bool] = False
 
     def __init__(self, config: RecommenderConfig | None = None, **params: Any):
         if config is not None and params:
@@ -142,13 +144,23 @@ class Recommender(ABC):
         idx = np.flatnonzero(self.can_score(users))
         tiebreak = train.items.string_rank
         for lo, block in self._blocks(users[idx]):
-            s = np.array(self._score_block(block), dtype=np.float64)
+            s = self._score_block(block)
+            if not (self.fresh_blocks and _is_plain(s)):
+                # a C-ordered float64 copy, masked in place (order="C": broadcast or transposed blocks would
+                # otherwise be copied in Fortran order and top_k would have to copy them again)
+                s = np.array(s, dtype=np.float64, order="C")
             if excl is not None:
                 mask_excluded(s, excl.matrix, block)
             it, sc = top_k(s, k, tiebreak)
             items[idx[lo : lo + len(block)]] = it
             scores[idx[lo : lo + len(block)]] = sc
         return Rankings(users, items, scores, train.users, train.items)
+
+
+def _is_plain(s: np.ndarray) -> bool:
+    """A writeable, C-contiguous float64 array owning its data (safe to modify in place)."""
+    return (isinstance(s, np.ndarray) and s.dtype == np.float64 and s.flags.c_contiguous and s.flags.writeable
+            and s.flags.owndata)
 
 
 def mask_excluded(scores: np.ndarray, matrix: sp.csr_matrix, users: np.ndarray) -> None:

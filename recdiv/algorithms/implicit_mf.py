@@ -26,6 +26,8 @@ def confidence_values(matrix: sp.csr_matrix, transform: Transform) -> sp.csr_mat
 
 
 class _ImplicitMF(Recommender):
+    fresh_blocks = True  # _score_block allocates a new array
+
     def _store(self, model, train: Interactions) -> None:
         self.user_factors = np.asarray(model.user_factors, dtype=np.float64)
         self.item_factors = np.asarray(model.item_factors, dtype=np.float64)

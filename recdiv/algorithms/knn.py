@@ -29,6 +29,11 @@ from recdiv.algorithms.base import Recommender, RecommenderConfig, binary
 from recdiv.data.interactions import Interactions
 from recdiv.errors import ConfigError
 
+# item-kNN keeps a dense copy of the item-item similarity matrix (faster scoring) when it has at most this many
+# cells (2^25 float64 = 256 MiB, i.e. up to ~5,800 items) and at least this fraction of them stored
+DENSE_MAX_CELLS = 1 << 25
+DENSE_MIN_DENSITY = 0.1
+
 Feedback = Literal["auto", "explicit", "implicit"]
 Similarity = Literal["auto", "centered-cosine", "cosine"]
 
@@ -79,6 +84,8 @@ def _unit(matrix: sp.csr_matrix, axis: int) -> sp.csr_matrix:
 
 
 class _KNN(Recommender):
+    fresh_blocks = True  # _score_block allocates a new array
+
     def _modes(self, train: Interactions) -> tuple[bool, bool]:
         """(explicit aggregation, centred vectors) from the config and the data."""
         fb = self.config.feedback
@@ -147,7 +154,9 @@ class ItemKNN(_KNN):
     score(u, i) = Σ_{j ∈ N_k(i; u)} sim(i, j)                                         (implicit)
     with sim the cosine of item-mean-centred (explicit) or binary (implicit) item vectors, kept when ≥ min_sim;
     with `save_nbrs`, a rated item j is a candidate neighbour of i only if i is among j's save_nbrs most similar
-    items (as in LensKit). Defaults: k = 20 (LensKit), min_sim = 1e-6, min_nbrs = 1. Reference: Sarwar et
+    items (as in LensKit). A dense copy of the similarity matrix (`sims_dense_`) is kept and used for scoring when
+    it has ≤ DENSE_MAX_CELLS cells and ≥ DENSE_MIN_DENSITY of them stored (bit-identical scores, about twice as
+    fast on MovieLens). Defaults: k = 20 (LensKit), min_sim = 1e-6, min_nbrs = 1. Reference: Sarwar et
     al. (2001) WWW; Deshpande & Karypis (2004) TOIS; LensKit `ItemKNNScorer`.
     """
 
@@ -178,12 +187,20 @@ class ItemKNN(_KNN):
         # Row j holds the items most similar to j; when the user rated j, j is a candidate neighbour of each of
         # them (LensKit truncates the rows of the rated item, so with save_nbrs the relation is not symmetric).
         self.sims_ = sims
+        n = train.n_items
+        dense = n * n <= DENSE_MAX_CELLS and sims.nnz >= DENSE_MIN_DENSITY * n * n
+        self.sims_dense_ = sims.toarray() if dense else None
 
     def _score_block(self, users: np.ndarray) -> np.ndarray:
         if self.config.backend == "lenskit":
             return lenskit_score_users(self.lk_scorer_, users, self.n_items, history=self.lk_data_)
         c = self.config
         v, st = self.values_, self.sims_
+        if self.sims_dense_ is not None:
+            return _item_knn_dense_kernel(
+                np.asarray(users, dtype=np.int64), v.indptr.astype(np.int64), v.indices.astype(np.int64), v.data,
+                self.sims_dense_, c.k, c.min_nbrs, self.explicit_, self.item_means_,
+            )
         return _item_knn_kernel(
             np.asarray(users, dtype=np.int64), v.indptr.astype(np.int64), v.indices.astype(np.int64), v.data,
             st.indptr.astype(np.int64), st.indices.astype(np.int64), st.data, self.n_items,
@@ -303,4 +320,85 @@ def _item_knn_kernel(users, u_ptr, u_idx, u_val, s_ptr, s_idx, s_val, n_items, k
                 out[b, t] = num[t] / den[t] + means[t]
             else:
                 out[b, t] = num[t]
+    return out
+
+
+@numba.njit(parallel=True, cache=True)
+def _item_knn_dense_kernel(users, u_ptr, u_idx, u_val, sims, k, min_nbrs, explicit, means):  # pragma: no cover
+    """`_item_knn_kernel` over a dense similarity matrix (0 = not a neighbour): same neighbours, same summation
+    order (the user's rated items in CSR order; ties at the k-th similarity: first rated first), same results.
+    Targets are processed in tiles: the tile's columns of the rated items' rows are copied into a small buffer."""
+    n = len(users)
+    n_items = sims.shape[1]
+    tile = 64
+    out = np.empty((n, n_items))
+    for b in numba.prange(n):
+        u = users[b]
+        a = u_ptr[u]
+        r = u_ptr[u + 1] - a
+        buf = np.empty((tile, r))
+        seg_s = np.empty(r)
+        seg_v = np.empty(r)
+        top = np.empty(min(k, r) + 1)  # the k largest similarities seen so far, ascending
+        track = r > k and k <= 64  # small k: insertion into a sorted list; large k: np.partition
+        for t0 in range(0, n_items, tile):
+            t1 = min(n_items, t0 + tile)
+            for e in range(r):
+                row = sims[u_idx[a + e]]
+                for t in range(t0, t1):
+                    buf[t - t0, e] = row[t]
+            for t in range(t0, t1):
+                bt = buf[t - t0]
+                c = 0
+                for e in range(r):
+                    x = bt[e]
+                    if x != 0.0:
+                        seg_s[c] = x
+                        seg_v[c] = u_val[a + e]
+                        c += 1
+                        if not track:
+                            continue
+                        if c <= k:  # insertion into the sorted top list
+                            p = c - 1
+                            while p > 0 and top[p - 1] > x:
+                                top[p] = top[p - 1]
+                                p -= 1
+                            top[p] = x
+                        elif x > top[0]:  # replaces the smallest of the k kept
+                            p = 0
+                            while p + 1 < k and top[p + 1] < x:
+                                top[p] = top[p + 1]
+                                p += 1
+                            top[p] = x
+                tn = 0.0
+                td = 0.0
+                if c <= k:
+                    for e in range(c):
+                        tn += seg_s[e] * seg_v[e]
+                        td += abs(seg_s[e])
+                    taken = c
+                else:
+                    if track:
+                        thr = top[0]  # k-th largest similarity (with multiplicity)
+                    else:
+                        thr = np.partition(seg_s[:c], c - k)[c - k]
+                    taken = 0
+                    for e in range(c):
+                        if seg_s[e] > thr:
+                            tn += seg_s[e] * seg_v[e]
+                            td += abs(seg_s[e])
+                            taken += 1
+                    for e in range(c):
+                        if taken >= k:
+                            break
+                        if seg_s[e] == thr:
+                            tn += seg_s[e] * seg_v[e]
+                            td += abs(seg_s[e])
+                            taken += 1
+                if taken < min_nbrs:
+                    out[b, t] = np.nan
+                elif explicit:
+                    out[b, t] = tn / td + means[t]
+                else:
+                    out[b, t] = tn
     return out

@@ -33,6 +33,7 @@ class BiasedMF(Recommender):
 
     name = "mf-als"
     Config = BiasedMFConfig
+    fresh_blocks = True
 
     def _fit(self, train: Interactions, **side: Any) -> None:
         from lenskit.als import BiasedMFScorer
@@ -78,6 +79,7 @@ class PureSVD(Recommender):
 
     name = "pure-svd"
     Config = PureSVDConfig
+    fresh_blocks = True
 
     def _fit(self, train: Interactions, **side: Any) -> None:
         from sklearn.decomposition import TruncatedSVD

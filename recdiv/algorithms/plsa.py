@@ -35,6 +35,7 @@ class PLSA(Recommender):
 
     name = "plsa"
     Config = PLSAConfig
+    fresh_blocks = True
 
     def _fit(self, train: Interactions, **side: Any) -> None:
         from sklearn.decomposition import NMF

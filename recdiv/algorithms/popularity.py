@@ -61,6 +61,7 @@ class RandomRecommender(Recommender):
 
     name = "random"
     Config = RandomConfig
+    fresh_blocks = True
     personalised = False
 
     def _fit(self, train: Interactions, **side: Any) -> None:

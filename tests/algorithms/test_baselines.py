@@ -10,7 +10,7 @@ from recdiv.data import Interactions, Vocab
 from recdiv.errors import ConfigError
 from tests.algorithms.conftest import random_attribute, random_interactions
 
-FAST = {"bpr": {"iterations": 20}, "plsa": {"max_iter": 50}, "mf-als": {"factors": 8}, "pure-svd": {"factors": 5},
+FAST = {"bpr": {"iterations": 10}, "plsa": {"max_iter": 20}, "mf-als": {"factors": 8}, "pure-svd": {"factors": 5},
         "wrmf": {"factors": 8}}
 NAMES = sorted(RECOMMENDERS)
 

@@ -92,3 +92,28 @@ def test_wrmf_matches_implicit_recommend():
     _, scores = m.model_.recommend(users, train.matrix.astype(np.float32).tocsr(), N=5)
     r = m.recommend(users, 5)
     np.testing.assert_allclose(r.scores, scores, rtol=1e-4)
+
+
+@pytest.mark.parametrize(("kind", "params"), [
+    ("explicit", {"k": 4}), ("implicit", {"k": 3, "min_nbrs": 2}), ("explicit", {"k": 5, "save_nbrs": 8}),
+    ("integer", {"k": 6}), ("integer-implicit", {"k": 4, "min_nbrs": 3}), ("explicit", {"k": 70}),
+])
+def test_item_knn_dense_path_equals_sparse_kernel(monkeypatch, kind, params):
+    """The dense-similarity kernel gives bit-identical scores to the sparse one (same neighbours, same sums),
+    also with similarity ties (integer ratings, binary data), save_nbrs, min_nbrs and k > 64 (np.partition path)."""
+    import recdiv.algorithms.knn as knn
+
+    n_items = 150 if params["k"] > 64 else 35
+    base = random_interactions(n_users=60, n_items=n_items, density=0.6 if n_items > 35 else 0.3, seed=9)
+    rng = np.random.default_rng(1)
+    values = rng.uniform(1, 5, base.nnz) if not kind.startswith("integer") else base.values
+    train = base.with_values(values, kind="implicit" if kind.endswith("implicit") else "explicit")
+    users = np.arange(train.n_users)
+    dense = make_recommender("item-knn", **params).fit(train)
+    assert dense.sims_dense_ is not None
+    monkeypatch.setattr(knn, "DENSE_MAX_CELLS", 0)
+    sparse = make_recommender("item-knn", **params).fit(train)
+    assert sparse.sims_dense_ is None
+    a, b = dense._score_block(users), sparse._score_block(users)
+    assert np.isfinite(a).any()
+    np.testing.assert_array_equal(a, b)
