@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Literal
 
 import numpy as np
@@ -64,6 +65,7 @@ class MMR(GreedyReranker):
             st["pen"] = np.zeros(block.items.shape) if st["nonneg"] else np.full(block.items.shape, -np.inf)
         else:
             st["sumdist"] = np.zeros(block.items.shape)
+            _warn_featureless(defined, block)
         return st
 
     def objective(self, st, block, remaining, t):
@@ -83,6 +85,16 @@ class MMR(GreedyReranker):
             np.fmax(st["pen"], s, out=st["pen"])
         else:
             st["sumdist"] += 1.0 - s
+
+
+def _warn_featureless(defined: np.ndarray, block: CandidateBlock) -> None:
+    """RankSys semantics: a featureless candidate makes every z-scored objective NaN while it remains (§E.1)."""
+    affected = int(((~defined) & block.valid).any(axis=1).sum())
+    if affected:
+        warnings.warn(f"MMR(variant=ranksys): {affected} of {block.n} users have candidates without features; as in "
+                      "RankSys their undefined distances make every objective NaN, so these users keep the baseline "
+                      "order until those candidates are taken (METRICS.md §E.1). Use variant=thesis, which skips "
+                      "undefined similarities, or drop featureless candidates.", RuntimeWarning, stacklevel=2)
 
 
 def _baseline(block: CandidateBlock, k: int) -> np.ndarray:

@@ -139,3 +139,36 @@ def test_calibrated_kl_values():
 
     assert kl(("c1", "c2", "c3")) == pytest.approx(1.2778, abs=1e-4)
     assert kl(("c4", "c5", "c1")) == pytest.approx(0.0, abs=1e-12)
+
+
+def _with_featureless_candidate() -> tuple:
+    """Example E plus a sixth candidate c6 (score 0.4) that has no aspects."""
+    import pandas as pd
+
+    from recdiv.aspects.space import AspectSpace
+    from recdiv.data.rankings import Rankings
+    from recdiv.data.vocab import Vocab
+    from recdiv.diversifiers.base import RerankContext
+    from tests.diversifiers.example_e import ASPECTS, SCORES
+
+    cands, ctx = example_e()
+    items = Vocab([*cands.item_vocab.id_of(np.arange(len(cands.item_vocab))), "c6"])
+    asp = pd.DataFrame([(i, a) for i, s in ASPECTS.items() for a in s], columns=["item", "aspect"])
+    space = AspectSpace.from_frame(asp, items)
+    c6 = items.lookup(np.array(["c6"]))[0]
+    six = Rankings(np.array([0]), np.array([[0, 1, 2, 3, 4, c6]]), np.array([[*SCORES, 0.4]]), cands.user_vocab, items)
+    train = ctx.train
+    train = type(train).from_frame(train.to_frame(), users=train.users, items=items)
+    return six, RerankContext(train=train, aspects=space, seed=42)
+
+
+def test_mmr_ranksys_featureless_candidate_warns_and_keeps_baseline():
+    """RankSys semantics (§E.1): c6's undefined distances make the z-scored objective NaN for every remaining
+    candidate, so the earliest is taken until c6 is picked — recdiv reproduces this and warns; the thesis form
+    skips the undefined similarities and still diversifies."""
+    cands, ctx = _with_featureless_candidate()
+    with pytest.warns(RuntimeWarning, match="without features"):
+        out = make_reranker("MMR", **{"lambda": 0.5, "variant": "ranksys"}).rerank(cands, 3, ctx)
+    assert ids(out) == ("c1", "c2", "c3")
+    thesis = make_reranker("MMR", **{"lambda": 0.5}).rerank(cands, 3, ctx)
+    assert ids(thesis) == ("c1", "c3", "c5")
