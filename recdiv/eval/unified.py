@@ -20,23 +20,15 @@ from typing import ClassVar
 import numpy as np
 
 from recdiv.errors import ConfigError
-from recdiv.eval.greedy_ideal import (
-    GREEDY_CHUNK_ELEMS,
-    ab_ideal,
-    check_ideal_ties,
-    chunks_by_width,
-    padded_rows,
-    tie_keys,
-)
+from recdiv.eval import _unified_kernels as kernels
+from recdiv.eval.greedy_ideal import check_ideal_ties
 from recdiv.eval.intent_aware import (
-    aspect_index,
-    aspect_pairs,
     aspect_space,
+    aspect_table,
     cutoff_of,
-    exclusive_group_sum,
     log_discount,
-    row_chunks,
-    run_arrays,
+    qrels_csr,
+    run_rows,
     user_distribution,
 )
 from recdiv.eval.measure import Measure, register
@@ -68,16 +60,11 @@ def gamma_weights(view, source: str, measure: str = "ab-nDCG") -> np.ndarray:
 def ab_gains(items: np.ndarray, probs: np.ndarray, gamma: np.ndarray, space) -> np.ndarray:
     """G[k] = 1 − Π_{a∈A(i_k)} (1 − P_k·γ_a Π_{j<k, a∈A(i_j)}(1 − P_j)) for (n, K) lists (eq. 13).
 
-    probs (n, K): P(a|u,i_k) (the same for every aspect of i_k). Computed over (user, aspect, position)
-    pairs, with the running products as exclusive group sums of logarithms.
+    probs (n, K): P(a|u,i_k) (the same for every aspect of i_k); items −1 padded (gain 0). Numba kernel, one
+    pass per list, the running products kept per aspect.
     """
-    n, k = items.shape
-    u, pos, a, gstart = aspect_pairs(items, probs > 0, aspect_index(space), space.n_aspects)
-    p = probs[u, pos]
-    log_keep = np.log(np.maximum(1.0 - p, 1e-300))
-    left = gamma[u, a] * np.exp(exclusive_group_sum(log_keep, gstart))
-    miss = np.bincount(u * k + pos, weights=np.log(np.maximum(1.0 - p * left, 1e-300)), minlength=n * k)
-    return 1.0 - np.exp(miss).reshape(n, k)
+    return kernels.list_gains(np.ascontiguousarray(items, dtype=np.int64), np.ascontiguousarray(probs, dtype=np.float64),
+                              aspect_table(space), space.n_aspects, np.ascontiguousarray(gamma, dtype=np.float64))
 
 
 @register
@@ -110,15 +97,24 @@ class AlphaBetaNDCG(Measure):
         return np.where(items >= 0, p, 0.0)
 
     def gains(self, view, items: np.ndarray, grades: np.ndarray, gamma: np.ndarray) -> np.ndarray:
-        """(n, L) gains G[k] of arbitrary item lists (rows aligned with view.users)."""
+        """(n, L) gains G[k] of arbitrary item lists (rows aligned with view.users; grades NaN = unjudged)."""
+        return ab_gains(items, self._probs(view, items, grades), gamma, aspect_space(view))
+
+    def run_gains(self, view, k: int, gamma: np.ndarray) -> np.ndarray:
+        """(n, K) gains G[k] of the run cut (or padded) at K; P(a|u,i) from each user's qrels row (one kernel pass)."""
         space = aspect_space(view)
-        out = np.zeros(items.shape)
-        for sl in row_chunks(len(items), items.shape[1] * aspect_index(space).shape[1]):
-            out[sl] = ab_gains(items[sl], self._probs(view, items[sl], grades[sl]), gamma[sl], space)
-        return out
+        items = np.ascontiguousarray(view.rankings.items, dtype=np.int64)
+        return kernels.run_gains(items, run_rows(view), int(k), view.users.astype(np.int64), *qrels_csr(view.qrels),
+                                 aspect_table(space), space.n_aspects, gamma, self.alpha, self.beta, view.max_grade,
+                                 view.threshold, self.nonrel_to_zero)
 
     def ideal(self, view, gamma: np.ndarray, steps: int) -> tuple[np.ndarray, np.ndarray]:
-        """Greedy ideal lists over each user's judged test items with aspects: (items (n, L), gains (n, L))."""
+        """Greedy ideal lists over each user's judged test items with aspects: (items (n, L), gains (n, L)),
+        L = min(steps, the largest number of judged items having aspects of any user, at least 1).
+
+        Numba kernel (`recdiv.eval._unified_kernels.greedy_ab_ideal`); cached per qrels object, a cached longer
+        or complete list is reused (greedy ideals of different lengths share their prefix).
+        """
         space = aspect_space(view)
         key = (self.alpha, self.beta, self.gamma_source, self.nonrel_to_zero, self.ideal_ties, view.threshold,
                view.context.population, view.max_grade)
@@ -127,32 +123,25 @@ class AlphaBetaNDCG(Measure):
         hit = per_q.get(key)
         if hit is not None and hit[0] is space and hit[1] is src and (hit[2] or hit[3].shape[1] >= steps):
             return hit[3][:, :steps], hit[4][:, :steps]
-        table = aspect_index(space)
-        cand, cgrades = padded_rows(view.qrels.matrix, view.users, keep_cols=space.has_aspects)
-        widths = (cand >= 0).sum(axis=1)
+        check_ideal_ties(self.NAME, self.ideal_ties)
+        users = view.users.astype(np.int64)
+        q_ptr, q_idx, q_val = qrels_csr(view.qrels)
+        table = aspect_table(space)
+        widths = kernels.candidate_widths(users, q_ptr, q_idx, table, space.n_aspects)
         width = max(int(widths.max()) if len(widths) else 0, 1)
         length = min(steps, width)
-        out_i = np.full((len(cand), length), -1, dtype=np.int64)
-        out_g = np.zeros((len(cand), length))
-        for idx in chunks_by_width(widths, table.shape[1], GREEDY_CHUNK_ELEMS):
-            wc = max(int(widths[idx].max()), 1)
-            c_items = cand[idx, :wc]
-            probs = self._probs(view, c_items, cgrades[idx, :wc])
-            asp = np.where((c_items >= 0)[:, :, None], table[np.maximum(c_items, 0)], space.n_aspects)
-            steps_c = min(length, wc)
-            keys = tie_keys(view.qrels.items, c_items, self.ideal_ties)
-            chosen, g = ab_ideal(asp, probs, gamma[idx], keys, steps_c)
-            out_i[idx, :steps_c] = np.where(chosen >= 0, np.take_along_axis(c_items, np.maximum(chosen, 0), 1), -1)
-            out_g[idx, :steps_c] = g
+        rank = view.qrels.items.string_rank
+        keys = np.ascontiguousarray(rank if self.ideal_ties == "max_id" else len(rank) - 1 - rank, dtype=np.int64)
+        out_i, out_g = kernels.greedy_ab_ideal(users, q_ptr, q_idx, q_val, table, space.n_aspects, gamma, keys,
+                                               self.beta, view.max_grade, view.threshold, self.nonrel_to_zero, length)
         per_q[key] = (space, src, length == width, out_i, out_g)
         return out_i, out_g
 
     def compute(self, view):
         k = cutoff_of(self, view)
         gamma = gamma_weights(view, self.gamma_source, str(self))
-        items, grades = run_arrays(view, k)
         disc = log_discount(k)
-        dcg = self.gains(view, items, grades, gamma) @ disc
+        dcg = self.run_gains(view, k, gamma) @ disc
         _, ig = self.ideal(view, gamma, k)
         idcg = ig @ disc[: ig.shape[1]]
         return np.divide(dcg, idcg, out=np.zeros_like(dcg), where=idcg > 0)
