@@ -63,8 +63,9 @@ def ab_gains(items: np.ndarray, probs: np.ndarray, gamma: np.ndarray, space) -> 
     probs (n, K): P(a|u,i_k) (the same for every aspect of i_k); items −1 padded (gain 0). Numba kernel, one
     pass per list, the running products kept per aspect.
     """
-    return kernels.list_gains(np.ascontiguousarray(items, dtype=np.int64), np.ascontiguousarray(probs, dtype=np.float64),
-                              aspect_table(space), space.n_aspects, np.ascontiguousarray(gamma, dtype=np.float64))
+    return kernels.list_gains(np.ascontiguousarray(items, dtype=np.int64),
+                              np.ascontiguousarray(probs, dtype=np.float64), aspect_table(space), space.n_aspects,
+                              np.ascontiguousarray(gamma, dtype=np.float64))
 
 
 @register
@@ -141,7 +142,7 @@ class AlphaBetaNDCG(Measure):
         k = cutoff_of(self, view)
         gamma = gamma_weights(view, self.gamma_source, str(self))
         disc = log_discount(k)
-        dcg = self.run_gains(view, k, gamma) @ disc
+        dcg = kernels.discounted_sums(self.run_gains(view, k, gamma), disc)
         _, ig = self.ideal(view, gamma, k)
-        idcg = ig @ disc[: ig.shape[1]]
+        idcg = kernels.discounted_sums(np.ascontiguousarray(ig), disc[: ig.shape[1]])
         return np.divide(dcg, idcg, out=np.zeros_like(dcg), where=idcg > 0)
