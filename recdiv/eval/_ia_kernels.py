@@ -41,6 +41,20 @@ def _blocks(n: int) -> np.ndarray:
     return np.linspace(0, n, nb + 1).astype(np.int64)
 
 
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def pick_in_band(gain, ckey, m, best):  # pragma: no cover - compiled
+    """Greedy-ideal tie rule (METRICS.md §0.6): among the first m candidates whose gain is within REL_TOL of the
+    best, the one with the largest key (external-id string rank) wins."""
+    floor = best - REL_TOL * abs(best)
+    pick = 0
+    pk = -1
+    for c in range(m):
+        take = (gain[c] >= floor) & (ckey[c] > pk)
+        pick = c if take else pick
+        pk = ckey[c] if take else pk
+    return pick
+
+
 def aspect_table(indptr: np.ndarray, indices: np.ndarray, n_aspects: int) -> np.ndarray:
     """(items + 1, T) int64: aspects of each item of a CSR pattern (indices sorted per row), padded with the
     sentinel `n_aspects`; T = max(1, max |A(i)|); the extra last row is all sentinel (for item −1)."""
@@ -231,13 +245,7 @@ def _ideal_block(lo_r, hi_r, users, q_indptr, q_indices, q_data, threshold, grad
                 gv = cg[c] * acc
                 gain[c] = gv
                 best = gv if gv > best else best
-            floor = best - REL_TOL * abs(best)
-            pick = 0
-            pk = -1
-            for c in range(m):  # ties within the band go to the largest key
-                take = (gain[c] >= floor) & (ckey[c] > pk)
-                pick = c if take else pick
-                pk = ckey[c] if take else pk
+            pick = pick_in_band(gain, ckey, m, best)
             out_i[r, t] = cand[pick]
             out_g[r, t] = best
             f = base ** cg[pick] if graded else base

@@ -22,17 +22,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from recdiv.eval._ia_kernels import PARALLEL_USERS, REL_TOL
-
-
-def _use_parallel(n: int, parallel: bool | None) -> bool:
-    return n >= PARALLEL_USERS if parallel is None else bool(parallel)
-
-
-def _blocks(n: int) -> np.ndarray:
-    """Block boundaries over n rows: 8 blocks per thread (load balance), at least 1 row each."""
-    nb = max(1, min(n, 8 * numba.get_num_threads()))
-    return np.linspace(0, n, nb + 1).astype(np.int64)
+from recdiv.eval._ia_kernels import _blocks, _use_parallel, pick_in_band
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
@@ -211,13 +201,7 @@ def _ideal_block(lo_r, hi_r, users, q_indptr, q_indices, q_data, atab, n_asp, ga
             for c in range(m):
                 gv = gain[c]
                 best = gv if gv > best else best
-            floor = best - REL_TOL * abs(best)
-            pick = 0
-            pk = -1
-            for c in range(m):  # ties within the band go to the largest key
-                take = (gain[c] >= floor) & (ckey[c] > pk)
-                pick = c if take else pick
-                pk = ckey[c] if take else pk
+            pick = pick_in_band(gain, ckey, m, best)
             out_i[r, t] = cand[pick]
             out_g[r, t] = best
             _place(s, casp, pick, cp[pick], n_asp, t_max)
