@@ -137,15 +137,22 @@ def sparsity_robustness(runs: Mapping[str, Rankings], qrels: Qrels, measures, co
                         fractions: Sequence[float] = SPARSITY_LEVELS, n_samples: int = 50,
                         seed: int | None = 0) -> RobustnessCurve:
     """Valcarce's sparsity-bias robustness: τ_b of the system ranking on random subsets of the test ratings."""
+    fractions = np.asarray(fractions, dtype=np.float64)
+    return _sampled_curve("sparsity", runs, qrels, measures, context, fractions, n_samples,
+                          sparsity_samples(qrels, fractions, n_samples, seed))
+
+
+def _sampled_curve(kind: str, runs, qrels: Qrels, measures, context, fractions: np.ndarray, n_samples: int,
+                   samples) -> RobustnessCurve:
+    """τ_b of the system ranking on every degraded test set of `samples` ((fraction, b, qrels) per level × sample)."""
     if len(runs) < 2:
         raise ConfigError("robustness needs at least two systems")
     ref = system_means(runs, qrels, measures, context)
-    fractions = np.asarray(fractions, dtype=np.float64)
     taus = {m: np.full((len(fractions), n_samples), np.nan) for m in ref}
-    for li, (_, b, q) in enumerate(sparsity_samples(qrels, fractions, n_samples, seed)):
+    for li, (_, b, q) in enumerate(samples):
         for m, t in _taus(ref, system_means(runs, q, measures, context)).items():
             taus[m][li // n_samples, b] = t
-    return RobustnessCurve("sparsity", fractions, taus, ref, list(runs))
+    return RobustnessCurve(kind, fractions, taus, ref, list(runs))
 
 
 def item_popularity(qrels: Qrels, train=None) -> np.ndarray:
@@ -268,15 +275,9 @@ def proportional_robustness(runs: Mapping[str, Rankings], qrels: Qrels, measures
                             strata: np.ndarray, fractions: Sequence[float] = SPARSITY_LEVELS, n_samples: int = 50,
                             seed: int | None = 0) -> RobustnessCurve:
     """τ_b of the system ranking when test ratings are removed proportionally per stratum (`aspect_strata`)."""
-    if len(runs) < 2:
-        raise ConfigError("robustness needs at least two systems")
-    ref = system_means(runs, qrels, measures, context)
     fractions = np.asarray(fractions, dtype=np.float64)
-    taus = {m: np.full((len(fractions), n_samples), np.nan) for m in ref}
-    for li, (_, b, q) in enumerate(proportional_samples(qrels, strata, fractions, n_samples, seed)):
-        for m, t in _taus(ref, system_means(runs, q, measures, context)).items():
-            taus[m][li // n_samples, b] = t
-    return RobustnessCurve("aspect-proportional", fractions, taus, ref, list(runs))
+    return _sampled_curve("aspect-proportional", runs, qrels, measures, context, fractions, n_samples,
+                          proportional_samples(qrels, strata, fractions, n_samples, seed))
 
 
 def pr_experiment3(qrels: Qrels, aspects, measures, context=None, *, n_systems: int = 50,
