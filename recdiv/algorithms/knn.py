@@ -252,6 +252,28 @@ def _user_knn_kernel(sims, indptr, indices, vals, n_items, k, min_nbrs, min_sim,
     return out
 
 
+@numba.njit(cache=True)
+def _sum_top(seg_s, seg_v, c, thr, k):  # pragma: no cover - compiled
+    """Σ s·v and Σ |s| over the k largest similarities of seg_s[:c] (thr = the k-th largest; among equal-to-thr
+    neighbours the earliest are taken), in input order; returns (numerator, denominator, neighbours taken)."""
+    tn = 0.0
+    td = 0.0
+    taken = 0
+    for e in range(c):
+        if seg_s[e] > thr:
+            tn += seg_s[e] * seg_v[e]
+            td += abs(seg_s[e])
+            taken += 1
+    for e in range(c):
+        if taken >= k:
+            break
+        if seg_s[e] == thr:
+            tn += seg_s[e] * seg_v[e]
+            td += abs(seg_s[e])
+            taken += 1
+    return tn, td, taken
+
+
 @numba.njit(parallel=True, cache=True)
 def _item_knn_kernel(users, u_ptr, u_idx, u_val, s_ptr, s_idx, s_val, n_items, k, min_nbrs, explicit,
                      means):  # pragma: no cover
@@ -294,21 +316,7 @@ def _item_knn_kernel(users, u_ptr, u_idx, u_val, s_ptr, s_idx, s_val, n_items, k
                 seg_s = bs[a:z]
                 seg_v = bv[a:z]
                 thr = np.partition(seg_s, len(seg_s) - k)[len(seg_s) - k]  # k-th largest similarity
-                tn = 0.0
-                td = 0.0
-                taken = 0
-                for e in range(len(seg_s)):
-                    if seg_s[e] > thr:
-                        tn += seg_s[e] * seg_v[e]
-                        td += abs(seg_s[e])
-                        taken += 1
-                for e in range(len(seg_s)):
-                    if taken >= k:
-                        break
-                    if seg_s[e] == thr:
-                        tn += seg_s[e] * seg_v[e]
-                        td += abs(seg_s[e])
-                        taken += 1
+                tn, td, _ = _sum_top(seg_s, seg_v, len(seg_s), thr, k)
                 t = over[o]
                 num[t] = tn
                 den[t] = td
@@ -382,19 +390,7 @@ def _item_knn_dense_kernel(users, u_ptr, u_idx, u_val, sims, k, min_nbrs, explic
                         thr = top[0]  # k-th largest similarity (with multiplicity)
                     else:
                         thr = np.partition(seg_s[:c], c - k)[c - k]
-                    taken = 0
-                    for e in range(c):
-                        if seg_s[e] > thr:
-                            tn += seg_s[e] * seg_v[e]
-                            td += abs(seg_s[e])
-                            taken += 1
-                    for e in range(c):
-                        if taken >= k:
-                            break
-                        if seg_s[e] == thr:
-                            tn += seg_s[e] * seg_v[e]
-                            td += abs(seg_s[e])
-                            taken += 1
+                    tn, td, taken = _sum_top(seg_s, seg_v, c, thr, k)
                 if taken < min_nbrs:
                     out[b, t] = np.nan
                 elif explicit:
