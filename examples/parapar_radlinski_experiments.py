@@ -19,7 +19,7 @@ Measures (P&R settings, §F.7): αβ-nDCG α = .005, β = .5; α-nDCG (α = .5);
 α = .25; RBU p = .99, e = .05; S-recall and S-RR (binary relevance, and rel=judged: any judged item
 covers its aspects). Writes a Markdown summary to stdout, PNG curves to --out and,
 with --json, every number. Exp. 1–2 take ≈ 75 s on 2 busy cores; the default Exp. 3 (5 fractions × 3 removals ×
-4 measures) needs ≈ 90 s CPU more (≈ 1.5 s per removal and measure); --full ≈ 100 min CPU::
+4 measures) adds a few seconds; --full (20 fractions × 50 removals) takes ≈ 6 min on 2 idle cores::
 
     .venv/bin/python examples/parapar_radlinski_experiments.py [--data ../shared/data/ml-100k] [--json r.json]
     .venv/bin/python examples/parapar_radlinski_experiments.py --full    # Exp. 3 at 20 fractions × 50 removals
