@@ -35,6 +35,15 @@ def _use_parallel(n: int, parallel: bool | None) -> bool:
     return n >= PARALLEL_USERS if parallel is None else bool(parallel)
 
 
+def per_user(serial, over_blocks, n: int, parallel: bool | None, *args) -> None:
+    """Run a per-user kernel on n users: `over_blocks(bounds, *args)` over blocks of users in parallel (from
+    `PARALLEL_USERS` users on, or when `parallel` says so), else `serial(*args)`."""
+    if _use_parallel(n, parallel):
+        over_blocks(_blocks(n), *args)
+    else:
+        serial(*args)
+
+
 def _blocks(n: int) -> np.ndarray:
     """Block boundaries over n rows: 8 blocks per thread (load balance), at least 1 row each."""
     nb = max(1, min(n, 8 * numba.get_num_threads()))
@@ -161,10 +170,7 @@ def run_gains(run_items, src, k_cut, users, q_indptr, q_indices, q_data, atab, n
     out = np.zeros((len(users), k_cut))
     args = (run_items, src, users, q_indptr, q_indices, q_data, atab, n_asp, threshold, alpha, graded, r_max, w,
             has_w, powtab, out)
-    if _use_parallel(len(users), parallel):
-        _run_gains_parallel(_blocks(len(users)), *args)
-    else:
-        _run_gains_serial(*args)
+    per_user(_run_gains_serial, _run_gains_parallel, len(users), parallel, *args)
     return out
 
 
@@ -307,10 +313,7 @@ def greedy_alpha_ideal(users, q_indptr, q_indices, q_data, threshold, graded, r_
     n_rel_asp = np.zeros(len(users), dtype=np.int64)
     args = (users, q_indptr, q_indices, q_data, threshold, graded, r_max, atab, n_asp, keys, alpha, max_j, out_i,
             out_g, widths, n_rel_asp)
-    if _use_parallel(len(users), parallel):
-        _ideal_parallel(_blocks(len(users)), *args)
-    else:
-        _ideal_serial(*args)
+    per_user(_ideal_serial, _ideal_parallel, len(users), parallel, *args)
     real = min(cap, max(int(widths.max()) if len(widths) else 0, 1)) if cap >= 0 else length
     if real < length:
         out_i, out_g = out_i[:, :real].copy(), out_g[:, :real].copy()

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from recdiv.eval._ia_kernels import _blocks, _use_parallel, pick_in_band
+from recdiv.eval._ia_kernels import per_user, pick_in_band
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
@@ -113,10 +113,7 @@ def run_gains(run_items, src, k_cut, users, q_indptr, q_indices, q_data, atab, n
     gamma = np.ascontiguousarray(gamma, dtype=np.float64)
     args = (run_items, src, users, q_indptr, q_indices, q_data, atab, n_asp, gamma, float(alpha), float(beta),
             float(r_max), float(threshold), bool(nonrel_to_zero), out)
-    if _use_parallel(len(users), parallel):
-        _run_parallel(_blocks(len(users)), *args)
-    else:
-        _run_serial(*args)
+    per_user(_run_serial, _run_parallel, len(users), parallel, *args)
     return out
 
 
@@ -257,8 +254,5 @@ def greedy_ab_ideal(users, q_indptr, q_indices, q_data, atab, n_asp, gamma, keys
     gamma = np.ascontiguousarray(gamma, dtype=np.float64)
     args = (users, q_indptr, q_indices, q_data, atab, n_asp, gamma, keys, float(beta), float(r_max), float(threshold),
             bool(nonrel_to_zero), max_j, out_i, out_g)
-    if _use_parallel(len(users), parallel):
-        _ideal_parallel(_blocks(len(users)), *args)
-    else:
-        _ideal_serial(*args)
+    per_user(_ideal_serial, _ideal_parallel, len(users), parallel, *args)
     return out_i, out_g

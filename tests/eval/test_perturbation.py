@@ -22,21 +22,12 @@ from recdiv.eval.perturbation import (
 )
 
 
-@pytest.fixture(scope="module")
-def example():
-    q = Qrels.from_frame(pd.DataFrame({"user": ["u"] * 6, "item": ["i1", "i2", "i3", "i4", "i5", "i6"],
-                                       "grade": [5.0, 4, 2, 4, 5, 5]}))
-    asp = AspectSpace.from_frame(pd.DataFrame({"item": ["i1", "i1", "i2", "i3", "i4", "i5", "i6"],
-                                               "aspect": ["A", "C", "A", "D", "C", "D", "A"]}), q.items)
-    return q, asp
-
-
 def _ids(q, r, row=0):
     return [str(x) for x in q.items.id_of(r.items[row][r.items[row] >= 0])]
 
 
-def test_worked_example(example):
-    q, asp = example
+def test_worked_example(example_c_test_items):
+    q, asp = example_c_test_items
     tr = ideal_trace(q, asp, 6)
     assert _ids(q, tr.ranking) == ["i1", "i5", "i6", "i4", "i2", "i3"]
     assert [asp.names.id_of(a) for a in tr.aspects_used[0]] == ["A", "D", "A", "C", "A", "D"]
@@ -50,8 +41,8 @@ def test_worked_example(example):
     assert _ids(q, bottom_to_top(tr, 9)) == _ids(q, bottom_to_top(tr, 3))  # ⌊6/2⌋ swaps at most
 
 
-def test_short_ideal_replaces_items(example):
-    q, asp = example
+def test_short_ideal_replaces_items(example_c_test_items):
+    q, asp = example_c_test_items
     tr = ideal_trace(q, asp, 2)  # ι = (i1, i5): the popped items are not in ι
     assert _ids(q, tr.ranking) == ["i1", "i5"]
     assert _ids(q, redundant_aspect(tr, 1)) == ["i1", "i6"]

@@ -24,22 +24,12 @@ from recdiv.eval.robustness import (
 )
 
 
-@pytest.fixture(scope="module")
-def example():
-    """METRICS.md Example C test items: the ideal (i1, i5, i6, i4, i2, i3) uses aspects A, D, A, C, A, D."""
-    q = Qrels.from_frame(pd.DataFrame({"user": ["u"] * 6, "item": ["i1", "i2", "i3", "i4", "i5", "i6"],
-                                       "grade": [5.0, 4, 2, 4, 5, 5]}))
-    asp = AspectSpace.from_frame(pd.DataFrame({"item": ["i1", "i1", "i2", "i3", "i4", "i5", "i6"],
-                                               "aspect": ["A", "C", "A", "D", "C", "D", "A"]}), q.items)
-    return q, asp
-
-
 def _ids(q, qrels):
     return sorted(str(x) for x in q.items.id_of(qrels.matrix.indices))
 
 
-def test_hand_example(example):
-    q, asp = example
+def test_hand_example(example_c_test_items):
+    q, asp = example_c_test_items
     strata, presence = aspect_strata(q, asp)
     # i1 (A and C) was placed from L_A, so it counts for A only: A = {i1, i2, i6}, C = {i4}, D = {i3, i5}
     by_item = dict(zip(q.items.id_of(q.matrix.indices), strata.tolist(), strict=True))

@@ -83,7 +83,7 @@ def _artefacts(cache: Path) -> list[Path]:
 
 
 def _cli(toml: Path, out: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "recdiv.cli", "run", str(toml), "--out", str(out), "--quiet", *extra]
+    return [sys.executable, "-m", "recdiv", "run", str(toml), "--out", str(out), "--quiet", *extra]
 
 
 def _run_and_kill(toml: Path, out: Path, threshold: int, log: Path) -> bool:
