@@ -26,11 +26,13 @@ import numpy as np
 from recdiv.data._source import (
     TextLines,
     check_bytes,
+    cut_header,
     iter_source,
     line_at,
     line_bounds,
     lone_cr_to_nl,
     read_source,
+    regular_lines,
     split_lines,
 )
 from recdiv.errors import DataError
@@ -143,15 +145,19 @@ def _layout_problem(layouts: Layouts, found: int, sep: str | None, what: str, wi
     return f"expected {expect} {sep!r}-separated columns ({names}) in {what}, found {found}"
 
 
-def _arrow_read(data, columns: list[Column], delim: bytes, quoted: bool, *, handler=None, only: str | None = None):
+def _arrow_read(data, columns: list[Column], delim: bytes, quoted: bool, *, handler=None, only: str | None = None,
+                read_skipped: bool = False):
+    """pyarrow's CSV reader on `data` (every line a row: a blank line is an invalid row). `read_skipped`: "skip"
+    columns are read too (dictionary-encoded, cheap), to see whether they are empty."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
     names = [n for n, _ in columns]
-    arrow_type = {"int": pa.float64(), "float": pa.float64(), "id": pa.dictionary(pa.int32(), pa.string()),
-                  "str": pa.string(), "str?": pa.string()}
-    types = {n: arrow_type[k] for n, k in columns if k != "skip"}
-    include = [n for n, k in columns if k != "skip"]
+    dictionary = pa.dictionary(pa.int32(), pa.string())
+    arrow_type = {"int": pa.float64(), "float": pa.float64(), "id": dictionary, "str": pa.string(),
+                  "str?": pa.string(), "skip": dictionary}
+    types = {n: arrow_type[k] for n, k in columns if k != "skip" or read_skipped}
+    include = list(types)
     if only is not None:  # one column as raw text, no conversion (used to find a bad value)
         types, include = {only: pa.string()}, [only]
     return pcsv.read_csv(
@@ -159,7 +165,7 @@ def _arrow_read(data, columns: list[Column], delim: bytes, quoted: bool, *, hand
         read_options=pcsv.ReadOptions(column_names=names, use_threads=handler is None),
         parse_options=pcsv.ParseOptions(delimiter=delim.decode(), quote_char='"' if quoted else False,
                                         double_quote=quoted, escape_char=False, newlines_in_values=False,
-                                        ignore_empty_lines=True, invalid_row_handler=handler),
+                                        ignore_empty_lines=False, invalid_row_handler=handler),
         convert_options=pcsv.ConvertOptions(column_types=types, include_columns=include, null_values=[],
                                             strings_can_be_null=False, quoted_strings_can_be_null=False,
                                             check_utf8=only is None),
@@ -291,6 +297,63 @@ def _numbers(values: np.ndarray, name: str, kind: str, lineno: np.ndarray, path:
     return values
 
 
+def _has_empty(table, columns: list[Column], whitespace: bool) -> bool:
+    """Whether a required text field of the parsed table is empty: a blank line (the parser makes it a row of
+    empty fields) or, in whitespace formats, a run of blanks."""
+    import pyarrow as pa
+
+    for name, kind in columns:
+        if kind in ("id", "str") or (kind == "skip" and whitespace):
+            col = table.column(name)
+            if pa.types.is_dictionary(col.type):
+                if any(len(c.dictionary) and (c.dictionary.to_numpy(zero_copy_only=False) == "").any()
+                       for c in col.chunks):
+                    return True
+            elif (col.to_numpy(zero_copy_only=False) == "").any():
+                return True
+    return False
+
+
+def _parse_regular(raw: bytes, layouts: Layouts, delim: bytes, quoted: bool, whitespace: bool):
+    """(parsed table, columns) of a file read as it is, or None when it needs the line model (a blank line, runs of
+    blanks, a field count that is off): the parser decides in one pass, the line model is built only then."""
+    import pyarrow as pa
+
+    nl = raw.find(b"\n")
+    width = (raw if nl < 0 else raw[:nl]).rstrip(b"\r").count(delim) + 1 if len(layouts) > 1 else max(layouts)
+    columns = layouts.get(width)
+    if columns is None or not raw:
+        return None
+    try:
+        table = _arrow_read(raw, columns, delim, quoted, read_skipped=whitespace)
+    except pa.ArrowInvalid:
+        return None
+    if _has_empty(table, columns, whitespace):
+        return None
+    return table, columns
+
+
+def _convert(table, columns: list[Column], lineno: np.ndarray, path: Path) -> dict[str, np.ndarray | Codes]:
+    """The parsed columns as numpy arrays (ids as Codes), checked: numbers finite (and whole for "int"), ids
+    printable, required text non-empty."""
+    out: dict[str, np.ndarray | Codes] = {}
+    for name, kind in columns:
+        if kind == "skip":
+            continue
+        if kind == "id":
+            out[name] = _ids(table, name, lineno, path)
+        elif kind in ("int", "float"):
+            out[name] = _numbers(table.column(name).to_numpy(), name, kind, lineno, path)
+        else:
+            values = table.column(name).to_numpy(zero_copy_only=False)
+            if kind == "str":
+                empty = values == ""
+                if empty.any():
+                    raise DataError(f"{name} is empty", path, int(lineno[int(np.flatnonzero(empty)[0])]))
+            out[name] = values
+    return out
+
+
 def parse_table(
     path: str | Path,
     layouts: list[Column] | Layouts,
@@ -316,53 +379,50 @@ def parse_table(
     "latin-1" or "utf-8|latin-1" (UTF-8 when it decodes). Blank lines are skipped. `data` (the file's bytes from
     `first_line` on, for files read in blocks) replaces reading `path`.
     """
+    import pyarrow as pa
+
     path = Path(path)
     if isinstance(layouts, list):
         layouts = {len(layouts): layouts}
     raw = read_source(path) if data is None else data
     if replace_sep is not None:
+        stray = raw.find((sep or " ").encode())  # it would split a field once the separator is replaced
+        if stray >= 0:
+            raise DataError(f"a {sep!r} character in a {replace_sep!r}-separated file", path,
+                            line_at(raw, stray, first_line))
         raw = raw.replace(replace_sep.encode(), (sep or " ").encode())
-    raw = _transcode(raw, encoding, path)
+    raw = lone_cr_to_nl(_transcode(raw, encoding, path))
     check_bytes(raw, path, first_line, utf8=encoding == "utf-8")
-    lines, delim = split_lines(raw, header=header and first_line == 1, comments=comments, whitespace=sep is None,
-                               first_line=first_line)
-    if sep is not None:
-        delim = sep.encode()
     if header and first_line == 1:
-        _check_header(lines.header, [n for n, _ in layouts[max(layouts)]], sep, quoted, path, what)
-    if len(lines.lineno) == 0:
-        if allow_empty:
-            return Table(str(path), {}, lines.lineno)
-        raise DataError(f"empty {what}: no data lines", path)
-    width = _field_count(lines, delim) if len(layouts) > 1 else max(layouts)
-    if width not in layouts:
-        raise DataError(_layout_problem(layouts, width, replace_sep or sep, what, None), path, int(lines.lineno[0]))
-    columns = layouts[width]
-    import pyarrow as pa
-
-    try:
-        table = _arrow_read(lines.data, columns, delim, quoted)
-    except pa.ArrowInvalid as e:
-        raise _diagnose(e, raw, lines, delim, columns, layouts, path=path, sep=replace_sep or sep, what=what,
-                        quoted=quoted, first_line=first_line) from None
-    if table.num_rows != len(lines.lineno):  # the line model and the parser disagree: a bug, not bad data
-        raise AssertionError(f"{path}: {table.num_rows} rows parsed from {len(lines.lineno)} data lines")
-    out: dict[str, np.ndarray | Codes] = {}
-    for name, kind in columns:
-        if kind == "skip":
-            continue
-        if kind == "id":
-            out[name] = _ids(table, name, lines.lineno, path)
-        elif kind in ("int", "float"):
-            out[name] = _numbers(table.column(name).to_numpy(), name, kind, lines.lineno, path)
-        else:
-            values = table.column(name).to_numpy(zero_copy_only=False)
-            if kind == "str":
-                empty = values == ""
-                if empty.any():
-                    raise DataError(f"{name} is empty", path, int(lines.lineno[int(np.flatnonzero(empty)[0])]))
-            out[name] = values
-    return Table(str(path), out, lines.lineno)
+        head, raw, first_line = cut_header(raw, first_line)
+        _check_header(head, [n for n, _ in layouts[max(layouts)]], sep, quoted, path, what)
+    whitespace = sep is None
+    delim = regular_lines(raw, comments=comments, whitespace=whitespace)
+    regular = None if delim is None else _parse_regular(raw, layouts, sep.encode() if sep else delim, quoted,
+                                                         whitespace)
+    if regular is not None:
+        table, columns = regular
+        lineno = np.arange(first_line, first_line + table.num_rows, dtype=np.int64)
+    else:
+        lines = split_lines(raw, comments=comments, whitespace=whitespace, first_line=first_line)
+        lineno = lines.lineno
+        if len(lineno) == 0:
+            if allow_empty:
+                return Table(str(path), {}, lineno)
+            raise DataError(f"empty {what}: no data lines", path)
+        delim = sep.encode() if sep else b" "
+        width = _field_count(lines, delim) if len(layouts) > 1 else max(layouts)
+        if width not in layouts:
+            raise DataError(_layout_problem(layouts, width, replace_sep or sep, what, None), path, int(lineno[0]))
+        columns = layouts[width]
+        try:
+            table = _arrow_read(lines.data, columns, delim, quoted)
+        except pa.ArrowInvalid as e:
+            raise _diagnose(e, raw, lines, delim, columns, layouts, path=path, sep=replace_sep or sep, what=what,
+                            quoted=quoted, first_line=first_line) from None
+        if table.num_rows != len(lineno):  # the line model and the parser disagree: a bug, not bad data
+            raise AssertionError(f"{path}: {table.num_rows} rows parsed from {len(lineno)} data lines")
+    return Table(str(path), _convert(table, columns, lineno, path), lineno)
 
 
 def iter_tables(
@@ -386,7 +446,7 @@ def read_lines(path: str | Path, *, encoding: str = "utf-8", what: str = "file")
     path = Path(path)
     raw = _transcode(read_source(path), encoding, path)
     check_bytes(raw, path, utf8=encoding == "utf-8")
-    lines, _ = split_lines(raw)
+    lines = split_lines(raw)
     if len(lines.lineno) == 0:
         raise DataError(f"empty {what}: no data lines", path)
     starts, _ = line_bounds(np.frombuffer(lines.data, dtype=np.uint8))

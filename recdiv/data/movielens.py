@@ -47,6 +47,13 @@ def load_ml100k(path: str | Path, *, splits: bool = True, duplicates: str = "err
     ratings = _ratings(path / "u.data", duplicates, (1, 5), 1.0)
     genre_tab = read_table(path / "u.genre", [("name", "str"), ("index", "int")], sep="|", encoding="latin-1",
                            what="genre file (name|index)")
+    resolve_duplicates(genre_tab, ["name"], None, "error", what="genre name")
+    resolve_duplicates(genre_tab, ["index"], None, "error", what="genre index")
+    out_of_range = ~genre_tab["index"].between(0, len(genre_tab) - 1).to_numpy()
+    if out_of_range.any():
+        j = int(np.flatnonzero(out_of_range)[0])
+        raise DataError(f"genre index {genre_tab['index'].iloc[j]} is not in 0..{len(genre_tab) - 1} (one line per "
+                        f"genre flag of u.item)", path / "u.genre", int(genre_tab.attrs["lineno"][j]))
     genre_names = genre_tab.sort_values("index")["name"].tolist()
     n_g = len(genre_names)
     item_cols = [("item", "int"), ("title", "str?"), ("release_date", "str?"), ("video_release_date", "str?"),
@@ -155,6 +162,7 @@ def load_ml_dat(path: str | Path, *, duplicates: str = "error", name: str | None
                                                ("occupation", "int"), ("zip", "str?")],
                           replace_sep="::", encoding="utf-8|latin-1",
                           what="user file (UserID::Gender::Age::Occupation::Zip)")
+        resolve_duplicates(utab, ["user"], None, "error", what="user id")
         users_cols = [utab["user"]]
         user_info = utab.set_index("user")
     users = Vocab.from_values(ratings["user"], *users_cols)
@@ -209,6 +217,7 @@ def load_ml_csv(path: str | Path, *, duplicates: str = "error", tags: bool = Tru
     if (path / "links.csv").exists():
         links = read_table(path / "links.csv", [("movieId", "int"), ("imdbId", "str?"), ("tmdbId", "str?")],
                            sep=",", header=True, quoted=True, what="links file (movieId,imdbId,tmdbId)")
+        resolve_duplicates(links, ["movieId"], None, "error", what="movie id")
         info = info.join(links.set_index("movieId")[["imdbId", "tmdbId"]])
     return Dataset(name or path.name, inter, attrs, item_info=plain(info.reindex(items.ids)), extras=extras)
 

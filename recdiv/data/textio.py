@@ -101,7 +101,7 @@ def parse_trec_qrels(path: str | Path) -> Table:
     if bad.any():
         j = int(np.flatnonzero(bad)[0])
         raise table.error(f"grade must be between {GRADE_RANGE[0]} and {GRADE_RANGE[1]} (trec_eval's range), "
-                          f"got {float(g[j])!r}", j)
+                          f"got {float(g[j]):g}", j)
     check_duplicates(table, ["user", "item"], "judgment")
     return table
 
