@@ -146,9 +146,10 @@ def _layout_problem(layouts: Layouts, found: int, sep: str | None, what: str, wi
 
 
 def _arrow_read(data, columns: list[Column], delim: bytes, quoted: bool, *, handler=None, only: str | None = None,
-                read_skipped: bool = False):
+                read_skipped: bool = False, serial: bool = False):
     """pyarrow's CSV reader on `data` (every line a row: a blank line is an invalid row). `read_skipped`: "skip"
-    columns are read too (dictionary-encoded, cheap), to see whether they are empty."""
+    columns are read too (dictionary-encoded, cheap), to see whether they are empty. `serial` (and `handler`):
+    one thread, so that the first error reported is the first in the file."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -162,7 +163,7 @@ def _arrow_read(data, columns: list[Column], delim: bytes, quoted: bool, *, hand
         types, include = {only: pa.string()}, [only]
     return pcsv.read_csv(
         pa.py_buffer(data),
-        read_options=pcsv.ReadOptions(column_names=names, use_threads=handler is None),
+        read_options=pcsv.ReadOptions(column_names=names, use_threads=handler is None and not serial),
         parse_options=pcsv.ParseOptions(delimiter=delim.decode(), quote_char='"' if quoted else False,
                                         double_quote=quoted, escape_char=False, newlines_in_values=False,
                                         ignore_empty_lines=False, invalid_row_handler=handler),
@@ -204,15 +205,25 @@ def _diagnose(e: Exception, raw: bytes, lines: TextLines, delim: bytes, columns:
             row = first_bad[0]
             return DataError(_layout_problem(layouts, row.actual_columns, sep, what, width), path,
                              int(lines.lineno[row.number - 1]))
-    m = re.match(r"In CSV column #(\d+): CSV conversion error to \w+: invalid value '(.*)'$", msg, re.S)
+    if "CSV conversion error" in msg:  # parsed in parallel: ask again in file order for the first bad value
+        try:
+            _arrow_read(lines.data, columns, delim, quoted, serial=True)
+        except pa.ArrowInvalid as first:
+            msg = str(first)
+    m = re.match(r"In CSV column #(\d+): (?:Row #(\d+): )?CSV conversion error to \w+: invalid value '(.*)'$", msg,
+                 re.S)
     if m:
         name, kind = columns[int(m.group(1))]
-        value = m.group(2)
-        text = _arrow_read(lines.data, columns, delim, quoted, only=name).column(name).to_numpy(zero_copy_only=False)
-        hit = np.flatnonzero(text == value)
+        value = m.group(3)
+        if m.group(2) is not None:  # serial parsing names the row
+            row = int(m.group(2)) - 1
+        else:
+            text = _arrow_read(lines.data, columns, delim, quoted, only=name).column(name)
+            hit = np.flatnonzero(text.to_numpy(zero_copy_only=False) == value)
+            row = int(hit[0]) if len(hit) else None
         problem = f"{name} is empty" if value.strip() == "" else \
             f"{name} must be {'an integer' if kind == 'int' else 'a number'}, got {value!r}"
-        return DataError(problem, path, int(lines.lineno[hit[0]]) if len(hit) else None)
+        return DataError(problem, path, None if row is None else int(lines.lineno[row]))
     if "invalid UTF8" in msg:
         error = _utf8_error(raw, path, first_line)
         if error is not None:
