@@ -131,8 +131,8 @@ def check_components(config: ExperimentConfig) -> None:
     ev = component("recdiv.eval", "the metrics")
     for i, m in enumerate(config.metrics.measures):
         _validated(lambda m=m: ev.parse_measure(m), f"metrics.measures[{i}]")
-    sig = component("recdiv.eval.significance", "the statistics")
-    corr = component("recdiv.eval.corrections", "the statistics")
+    sig = component("recdiv.eval.stats.significance", "the statistics")
+    corr = component("recdiv.eval.stats.corrections", "the statistics")
     _validated(lambda: sig.canonical_test(config.statistics.test), "statistics.test")
     _validated(lambda: corr.canonical_correction(config.statistics.correction), "statistics.correction")
 
