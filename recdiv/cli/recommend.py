@@ -45,7 +45,7 @@ def run_recommend(args: argparse.Namespace) -> int:
     import numpy as np
 
     from recdiv.algorithms.registry import RECOMMENDERS, make_recommender
-    from recdiv.data.textio import write_trec_run
+    from recdiv.data.textio import id_strings, write_trec_run
 
     params = parse_params(args.param)
     entry = RECOMMENDERS.entry(args.algo)
@@ -56,6 +56,8 @@ def run_recommend(args: argparse.Namespace) -> int:
     if args.n < 1:
         raise ConfigError(f"-n must be at least 1, got {args.n}")
     dataset, split = _load(args)
+    id_strings(dataset.users.ids, args.output, "user id")  # fail before fitting: a TREC run cannot hold these ids
+    id_strings(dataset.items.ids, args.output, "item id")
     side = {}
     if getattr(cls, "needs_attributes", False):
         attr = model.config.attribute
