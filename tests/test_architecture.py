@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[1] / "recdiv"
 #: lowest first; a module belongs to the layer of the longest prefix that names it
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("recdiv", "recdiv._lazy", "recdiv.config", "recdiv.errors", "recdiv.jit", "recdiv.registry")),
+    ("array models", ("recdiv.models.concentration",)),  # functions of arrays only, used by dataset statistics
     ("data", ("recdiv.data",)),
     ("aspects", ("recdiv.aspects",)),
     ("models", ("recdiv.models",)),

@@ -115,6 +115,7 @@ def test_entry_points(reg, monkeypatch):
     ("recdiv.eval.measure", "MEASURES", {"alpha-nDCG": ["AlphaNDCG", "alpha_ndcg"], "ERR-IA": ["erria"]}),
     ("recdiv.eval.stats.significance", "TEST_NAMES", {"t": ["T-Test", "student"], "permutation": ["Fisher"]}),
     ("recdiv.eval.stats.corrections", "CORRECTION_NAMES", {"holm": ["Holm-Bonferroni"], "bh": ["FDR", "fdr_bh"]}),
+    ("recdiv.aspects.similarity", "SIMILARITIES", {"latent-cosine": ["LatentCosine"], "cosine": ["Cosine"]}),
 ])
 def test_every_registry_follows_the_rule(module, registry, spellings):
     import importlib

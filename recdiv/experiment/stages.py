@@ -380,8 +380,8 @@ def evaluate_ranking(env: Env, plan: SystemPlan, ranking, split, measures: list[
                 parts.append(pd.DataFrame({"measure": [text], "user": [SYSTEM_LEVEL_USER], "value": [value]}))
             else:
                 values = np.asarray(m.per_user(ranking, qrels, ctx), dtype=np.float64)
-                users = qrels.users.id_of(ctx.view(ranking, qrels).users)
+                users = qrels.users.id_of(ev.RunView.of(ctx, ranking, qrels).users)
                 parts.append(pd.DataFrame({"measure": text, "user": np.asarray(users).astype(str), "value": values}))
     finally:
-        ctx.clear()  # views hold the ranking; the context's other caches (ideals, ...) stay for the next system
+        ctx.cache.forget(ranking)  # what derives from this ranking; ideals and tables stay for the next system
     return pd.concat(parts, ignore_index=True)
