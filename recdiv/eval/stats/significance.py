@@ -30,10 +30,16 @@ from scipy import stats
 from recdiv.errors import ConfigError
 
 Alternative = Literal["two-sided", "greater", "less"]
-TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap")
+#: paired tests of two systems
+PAIRED_TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap")
+#: tests of all systems at once (family-wise adjusted p-values of every pair; `recdiv.eval.stats.tukey`)
+MULTI_SYSTEM_TESTS = ("tukey", "tukey-anova")
+TESTS = PAIRED_TESTS + MULTI_SYSTEM_TESTS
 _ALIASES = {"t": "t", "ttest": "t", "t-test": "t", "student": "t", "wilcoxon": "wilcoxon", "sign": "sign",
             "binomial": "sign", "permutation": "permutation", "randomisation": "permutation",
-            "randomization": "permutation", "fisher": "permutation", "bootstrap": "bootstrap"}
+            "randomization": "permutation", "fisher": "permutation", "bootstrap": "bootstrap",
+            "tukey": "tukey", "tukey-hsd": "tukey", "randomised-tukey": "tukey", "randomized-tukey": "tukey",
+            "tukey-anova": "tukey-anova", "anova-tukey": "tukey-anova"}
 
 #: default Monte Carlo sizes (METRICS.md §G.4)
 PERMUTATION_SAMPLES = 100_000
@@ -67,7 +73,8 @@ class TestResult:
 
 
 def canonical_test(name: str) -> str:
-    """Canonical test name (`t`, `wilcoxon`, `sign`, `permutation`, `bootstrap`) of a name or alias."""
+    """Canonical test name (`t`, `wilcoxon`, `sign`, `permutation`, `bootstrap`, `tukey`, `tukey-anova`) of a name
+    or alias."""
     t = _ALIASES.get(str(name).lower())
     if t is None:
         raise ConfigError(f"unknown test {name!r}; choose one of {', '.join(TESTS)}")
@@ -414,6 +421,8 @@ def paired_test(x, y=None, test: str = "t", alternative: Alternative = "two-side
                 n_samples: int | None = None, **options) -> TestResult:
     """Run the named paired test (`t`, `wilcoxon`, `sign`, `permutation`, `bootstrap`) on x against y."""
     t = canonical_test(test)
+    if t in MULTI_SYSTEM_TESTS:
+        raise ConfigError(f"{t} compares all systems at once; use system_pair_pvalues or Results.compare")
     if t == "t":
         return paired_t(x, y, alternative)
     if t == "wilcoxon":
@@ -434,6 +443,9 @@ def pairwise_pvalues(
     """p-values of the named test for every column of `diffs` (n users × P); batched for the randomisation
     and bootstrap tests (common random numbers: column j gets the p-value a single call with `seed` gives)."""
     t = canonical_test(test)
+    if t in MULTI_SYSTEM_TESTS:
+        raise ConfigError(f"{t} compares all systems at once: it needs the per-user values of every system "
+                          "(system_pair_pvalues or Results.compare), not differences of pairs")
     D = np.asarray(diffs, dtype=np.float64)
     if D.ndim == 1:
         D = D[:, None]
@@ -478,9 +490,20 @@ def system_pair_pvalues(
 ) -> np.ndarray:
     """p-values of the named test for pairs (i, j) of rows of `values` (S systems × n users): x = values[i],
     y = values[j]. The randomisation test shares one sign-matrix product across all pairs
-    (`system_pair_permutation_pvalues`); the other tests run `pairwise_pvalues` on the differences."""
+    (`system_pair_permutation_pvalues`); the Tukey HSDs (`tukey`: randomised, paired; `tukey-anova`) test all
+    systems at once and return the family-wise p-values of the requested pairs (two-sided only); the other tests
+    run `pairwise_pvalues` on the differences."""
     t = canonical_test(test)
     Y = np.asarray(values, dtype=np.float64)
+    if t in MULTI_SYSTEM_TESTS:
+        from recdiv.eval.stats.tukey import TUKEY_SAMPLES, tukey_hsd
+
+        if alternative != "two-sided":
+            raise ConfigError("Tukey HSD is two-sided only")
+        r = tukey_hsd(Y, method="randomised" if t == "tukey" else "anova", n_samples=n_samples or TUKEY_SAMPLES,
+                      seed=seed)
+        pm = r.p_matrix()
+        return np.array([pm[i, j] for i, j in pairs], dtype=np.float64)
     if t == "permutation":
         return system_pair_permutation_pvalues(Y, pairs, alternative, n_samples=n_samples or PERMUTATION_SAMPLES,
                                                seed=seed, **options)[0]
