@@ -1,13 +1,18 @@
 """`recdiv compare`: paired significance tests between TREC runs on one or more measures.
 
-    recdiv compare QRELS RUN... -m MEASURE [-m MEASURE ...] [--test t|wilcoxon|sign|permutation|bootstrap]
-        [--correction none|bonferroni|holm|bh] [--baseline RUN] [--format table|markdown|latex|json]
+    recdiv compare QRELS RUN... -m MEASURE [-m MEASURE ...]
+        [--test t|wilcoxon|sign|permutation|bootstrap|tukey|tukey-anova] [--correction none|bonferroni|holm|bh]
+        [--baseline RUN] [--format table|markdown|latex|json] [--ci t|bootstrap] [--confidence 0.95]
         [--rel-threshold 4] [--seed S] [--samples B] [--alpha 0.05] [--per-user]
 
 Runs and qrels are read into one vocabulary (`recdiv.eval.io.load_inputs`). Without --baseline every pair of
-runs is tested; with it, each run against the baseline. JSON (one measure): {"measure", "test", "correction",
-"means": {RUN: mean}, "pairs": [{"a", "b", "mean_a", "mean_b", "p_value", "p_adjusted", "effect_size", ...}]};
-several measures give a list of such objects.
+runs is tested; with it, each run against the baseline. Every mean and every tested difference gets a confidence
+interval (t by default, or the bootstrap percentile interval; METRICS.md §F, docs/statistics.md). `--test tukey` is
+the randomised Tukey HSD that keeps the per-user pairing (family-wise p-values over all runs, so no correction);
+`--test tukey-anova` the blocked two-way-ANOVA version. JSON (one measure): {"measure", "test", "correction",
+"means": {RUN: mean}, "ci": {"method", "level", "means": {RUN: [low, high]}}, "pairs": [{"a", "b", "mean_a",
+"mean_b", "p_value", "p_adjusted", "effect_size", "difference", "ci": [low, high], ...}]}; several measures give a
+list of such objects.
 
 Pairwise preference measures (``lexirecall``, ``lexiprecision``; METRICS.md §D.5) have no per-run mean: each pair
 gets its per-user preferences π_u ∈ {−1, 0, +1} of a over b, the two-sided sign test, wins/ties/losses and
@@ -24,7 +29,7 @@ import numpy as np
 
 from recdiv.errors import ConfigError
 from recdiv.eval.stats.corrections import CORRECTIONS, adjust, canonical_correction
-from recdiv.eval.stats.significance import TESTS, canonical_test, sign_test
+from recdiv.eval.stats.significance import MULTI_SYSTEM_TESTS, TESTS, canonical_test, sign_test
 
 
 def configure_compare(p: argparse.ArgumentParser) -> None:
@@ -35,15 +40,20 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("-m", "--measure", action="append", required=True, dest="measures",
                    help="measure, e.g. nDCG@10 or lexirecall (repeatable)")
     p.add_argument("--test", choices=TESTS, default=None,
-                   help="paired test (default t; sign for preference measures)")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm", help="multiple-comparison correction")
+                   help="paired test (default t; sign for preference measures); tukey: randomised Tukey HSD over all "
+                        "runs keeping the per-user pairing; tukey-anova: the blocked-ANOVA Tukey HSD")
+    p.add_argument("--correction", choices=CORRECTIONS, default=None,
+                   help="multiple-comparison correction (default holm; none with the Tukey tests)")
+    p.add_argument("--ci", choices=("t", "bootstrap"), default="t",
+                   help="confidence intervals of the means and differences: t (default) or bootstrap percentile")
+    p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (default 0.95)")
     p.add_argument("--baseline", default=None, help="compare every run against this run (file or name)")
     p.add_argument("--format", choices=("table", "markdown", "latex", "json"), default="table")
     p.add_argument("--rel-threshold", type=float, default=4.0, help="relevance threshold τ (default 4)")
     p.add_argument("--population", choices=("relevant", "judged"), default="relevant")
     p.add_argument("--seed", type=int, default=0, help="seed of the randomisation/bootstrap tests")
     p.add_argument("--samples", type=int, default=None,
-                   help="Monte Carlo samples (default 100000 permutation, 1000 bootstrap)")
+                   help="Monte Carlo samples (default 100000 permutation, 1000 bootstrap, 10000 tukey)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level of the markers")
     p.add_argument("--alternative", choices=("two-sided", "greater", "less"), default="two-sided")
     p.add_argument("--train", default=None, help="training interactions TSV (novelty measures)")
@@ -127,7 +137,15 @@ def handler(args: argparse.Namespace) -> int:
     from recdiv.eval.metrics.preference import PairwiseMeasure
     from recdiv.eval.results import Results
 
+    test = canonical_test(args.test or "t")
+    if args.correction is None:
+        args.correction = "none" if test in MULTI_SYSTEM_TESTS else "holm"
+    elif test in MULTI_SYSTEM_TESTS and canonical_correction(args.correction) != "none":
+        raise ConfigError(f"--test {test} gives family-wise p-values over all runs: drop --correction "
+                          f"{args.correction} (or use --correction none)")
     correction = canonical_correction(args.correction)
+    if not 0 < args.confidence < 1:
+        raise ConfigError("--confidence must be in (0, 1)")
     if args.samples is not None and args.samples < 1:
         raise ConfigError("--samples must be positive")
     if not 0 < args.alpha < 1:
@@ -144,10 +162,10 @@ def handler(args: argparse.Namespace) -> int:
     plain = [m for m in measures if not isinstance(m, PairwiseMeasure)]
     reports: list[tuple[str, object]] = []  # (kind, payload) in measure order
     if plain:
-        test = canonical_test(args.test or "t")
         res = Results.evaluate(runs, inputs.qrels, plain, inputs.context)
         cmp = res.compare(baseline=baseline, test=test, correction=correction, alpha=args.alpha,
-                          alternative=args.alternative, seed=args.seed, n_samples=args.samples)
+                          alternative=args.alternative, seed=args.seed, n_samples=args.samples, ci=args.ci,
+                          confidence=args.confidence)
     for m in measures:
         if m in pref:
             reports.append(("pref", _preference_report(str(m), runs, names, baseline, inputs, args, correction)))

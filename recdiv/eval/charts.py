@@ -97,7 +97,7 @@ def to_plotly(chart: Chart) -> dict:
                     "line": {"color": color, "width": 1.6}, "cliponaxis": False}
         if s.labels and any(s.labels):
             tr["text"] = list(s.labels)
-            tr["textposition"] = "top right"
+            tr["textposition"] = "middle right" if chart.horizontal else "top right"
             tr["textfont"] = {"size": 11, "color": color}
         if s.hover:
             tr["hovertext"] = list(s.hover)

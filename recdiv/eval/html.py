@@ -85,9 +85,10 @@ class Page:
                 f"</div><script>(function(){{var s={payload};Plotly.newPlot('{cid}',s.data,s.layout,"
                 "{responsive:true,displaylogo:false,modeBarButtonsToRemove:['select2d','lasso2d']});})();</script>")
 
-    def charts(self, charts: list[Chart]) -> Page:
+    def charts(self, charts: list[Chart], kind: str = "") -> Page:
+        """A responsive grid of charts (two columns on wide windows); `kind` is an extra CSS class."""
         if charts:
-            self.add("<div class='charts'>" + "".join(self.chart_html(c) for c in charts) + "</div>")
+            self.add(f"<div class='charts {kind}'>" + "".join(self.chart_html(c) for c in charts) + "</div>")
         return self
 
     def render(self) -> str:

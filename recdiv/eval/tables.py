@@ -176,8 +176,8 @@ def to_html(t: MeansTable, *, details: bool = True) -> str:
     e = html.escape
     arrows = [t.measure_head(j, True) for j in range(len(t.measures))]
     head = "".join(f"<th>{e(h)}</th>" for h in t.head)
-    head += "".join(f'<th title="{e("higher is better" if (not t.directions or t.directions[j]) else "lower is better")}'
-                    f'">{e(a)}</th>' for j, a in enumerate(arrows))
+    ups = [not t.directions or t.directions[j] for j in range(len(t.measures))]
+    head += "".join(f'<th title="{"higher" if up else "lower"} is better">{e(a)}</th>' for a, up in zip(arrows, ups))
     body = []
     for lead, cells in zip(t.lead, t.cells):
         tds = [f"<td class='lead'>{e(x)}</td>" for x in lead]
@@ -206,7 +206,7 @@ def fmt_value(v: float, digits: int = 4, integer: bool = False) -> str:
     if v is None or not math.isfinite(v):
         return "–" if v is None or math.isnan(v) else ("∞" if v > 0 else "−∞")
     if integer:
-        return str(int(round(v)))
+        return str(round(v))
     return f"{v:.{digits}f}"
 
 

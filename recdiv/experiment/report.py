@@ -313,10 +313,10 @@ def build_report(out: str | Path) -> Report:
             page.heading("Accuracy–diversity trade-off", 3)
             page.note("Each line is one diversifier over its parameter grid; stars are the undiversified lists. "
                       "Hover for exact values and confidence intervals; click a legend entry to hide or show it.")
-            page.charts(trade)
+            page.charts(trade, "tradeoff")
         if means:
             page.heading(f"Means with {round(config.report.confidence * 100)}% confidence intervals", 3)
-            page.charts(means)
+            page.charts(means, "means")
         for chart in trade + means:
             path = out / "plots" / f"{_slug(d, chart.title)}.svg"
             save(to_matplotlib(chart), path)
