@@ -189,6 +189,38 @@ class ReportConfig(_Config):
     confidence: float = Field(0.95, gt=0, lt=1)
 
 
+class MetaConfig(_Config):
+    """Meta-evaluation of the experiment's measures over its systems (as `recdiv meta`; docs/meta-evaluation.md).
+
+    dp and asl use the per-user scores (pooled over splits, like the tests); sparsity and popularity re-evaluate
+    every system's lists on degraded test sets of each split (τ_b curves averaged over the splits).
+    """
+
+    analyses: list[Literal["dp", "asl", "sparsity", "popularity"]] = Field(default_factory=lambda: ["dp", "asl"],
+                                                                          min_length=1)
+    measures: list[str] | None = Field(None, description="default: the per-user measures of metrics.measures")
+    samples: int = Field(100_000, ge=1, description="randomisation samples of dp")
+    asl_samples: int = Field(1000, ge=1, description="bootstrap samples of asl")
+    alpha: float = Field(0.05, gt=0, lt=1)
+    robustness_samples: int = Field(50, ge=1, description="samples per sparsity level")
+    sparsity_levels: list[float] | None = Field(None, description="fractions kept (default 1.00, 0.95, …, 0.05)")
+    popularity_levels: list[float] | None = Field(None, description="% of top items removed (default 0..20)")
+
+    @field_validator("sparsity_levels")
+    @classmethod
+    def _fractions(cls, v):
+        if v is not None and (not v or any(not 0 < f <= 1 for f in v)):
+            raise ValueError("fractions kept must be in (0, 1]")
+        return v
+
+    @field_validator("popularity_levels")
+    @classmethod
+    def _percents(cls, v):
+        if v is not None and (not v or any(not 0 <= x < 100 for x in v)):
+            raise ValueError("percentages must be in [0, 100)")
+        return v
+
+
 class ExperimentConfig(_Config):
     """A whole experiment (see docs/experiments.md for the TOML layout)."""
 
@@ -204,6 +236,7 @@ class ExperimentConfig(_Config):
     metrics: MetricsConfig
     statistics: StatisticsConfig = StatisticsConfig()
     report: ReportConfig = ReportConfig()
+    meta: MetaConfig | None = None
 
     @model_validator(mode="after")
     def _references(self) -> ExperimentConfig:
@@ -225,6 +258,9 @@ class ExperimentConfig(_Config):
                     raise _ref_error(f"diversifiers[{i}].recommenders[{j}]", r, "recommender", recs)
         if self.metrics.aspects is not None and self.metrics.aspects not in spaces:
             raise _ref_error("metrics.aspects", self.metrics.aspects, "aspect space", spaces)
+        for i, m in enumerate((self.meta.measures or []) if self.meta else []):
+            if m not in self.metrics.measures:
+                raise _ref_error(f"meta.measures[{i}]", m, "measure of metrics.measures", set(self.metrics.measures))
         for i, pair in enumerate(self.report.tradeoff):
             for j, m in enumerate(pair):
                 if m not in self.metrics.measures:

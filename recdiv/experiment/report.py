@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from recdiv.errors import ConfigError
@@ -158,12 +159,15 @@ def _note(config: ExperimentConfig) -> str:
             f"(↑ higher / ↓ lower is better); [low, high]: {round(config.report.confidence * 100)}% t interval.")
 
 
-def _comparisons(config, systems, scores, system_scores) -> dict[str, Any]:
+def _comparisons(config, systems, scores, system_scores, results: dict | None = None) -> dict[str, Any]:
+    """{dataset: Comparison}; `results` (if given) receives {dataset: Results}."""
     out = {}
     for d in [d.key for d in config.datasets]:
         res = dataset_results(config, systems, scores, system_scores, d)
         if res is not None:
             out[d] = dataset_comparison(config, systems, res)
+            if results is not None:
+                results[d] = res
     return out
 
 
@@ -259,6 +263,17 @@ def dataset_charts(config: ExperimentConfig, systems: list[dict[str, Any]], cmp,
     return trade, means
 
 
+def _finite(x):
+    """JSON-safe copy: NaN and infinities become null."""
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_finite(v) for v in x]
+    if isinstance(x, float | np.floating):
+        return float(x) if np.isfinite(x) else None
+    return x
+
+
 def _slug(*parts: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", "_".join(parts)).strip("-")[:100]
 
@@ -280,6 +295,32 @@ def _pairs_html(cmp) -> str:
             f"<tbody>{''.join(rows)}</tbody></table></div></details>")
 
 
+def _meta_section(page, config: ExperimentConfig, res, robust: dict, dataset: str) -> tuple[list, dict]:
+    """The [meta] part of a dataset's section: dp/asl from the scores, robustness curves from meta.json."""
+    from recdiv.eval.plots import robustness_chart
+    from recdiv.experiment.meta import meta_from_results
+
+    study = meta_from_results(config, res)
+    charts = [c for _, c in study.charts(f"{dataset}: ")] if study is not None else []
+    summary = study.to_dict() if study is not None else {}
+    for name, slot in robust.items():
+        label = "% most popular items removed" if name == "popularity" else "fraction of test ratings kept"
+        charts.append(robustness_chart(slot["levels"], {m: np.asarray(v, dtype=np.float64)
+                                                        for m, v in slot["mean_tau"].items()},
+                                       xlabel=label, invert_x=name != "popularity",
+                                       title=f"{dataset}: robustness to {name} (mean of {slot['splits']} splits)"))
+        summary[name] = slot
+    if charts:
+        page.heading("Meta-evaluation", 3)
+        if study is not None:
+            page.add(f"<pre class='note'>{html.escape(study.to_text())}</pre>")
+        page.note("Discriminative power: pairwise p-values sorted decreasingly (Valcarce: randomisation test, "
+                  "DP = Σ p, lower = more discriminative; Sakai: bootstrap ASL). Robustness: Kendall τ_b between "
+                  "the system ranking on degraded test sets and on the full one.")
+        page.charts(charts, "meta")
+    return charts, summary
+
+
 def build_report(out: str | Path) -> Report:
     """Write summary.csv/.md/.tex, plots/*.svg and report.html from the per-user scores in `out`."""
     from recdiv.eval.charts import save, to_matplotlib
@@ -287,7 +328,8 @@ def build_report(out: str | Path) -> Report:
 
     out = Path(out)
     config, systems, scores, system_scores = read_results(out)
-    comparisons = _comparisons(config, systems, scores, system_scores)
+    results: dict[str, Any] = {}
+    comparisons = _comparisons(config, systems, scores, system_scores, results)
     summary = _summary(comparisons)
     rep = Report(out, summary=summary)
     write_text(out / "summary.csv", summary.to_csv(index=False, float_format="%.6g"))
@@ -302,6 +344,10 @@ def build_report(out: str | Path) -> Report:
               f"relevance threshold τ = {config.metrics.threshold:g}; seed {config.seed}. Files: summary.csv, "
               "summary.md, summary.tex (pdflatex), plots/*.svg, scores.parquet (per-user values).")
     page.toggle()
+    from recdiv.experiment.meta import read_robustness
+
+    robust = read_robustness(out)
+    meta_summary = {}
     for d, cmp in comparisons.items():
         splits = next(x.splits for x in config.datasets if x.key == d)
         page.heading(d).note(f"splits: {', '.join(splits)}")
@@ -317,10 +363,15 @@ def build_report(out: str | Path) -> Report:
         if means:
             page.heading(f"Means with {round(config.report.confidence * 100)}% confidence intervals", 3)
             page.charts(means, "means")
-        for chart in trade + means:
+        meta_charts, meta_summary[d] = ([], {}) if config.meta is None else _meta_section(
+            page, config, results[d], robust.get(d, {}), d)
+        for chart in trade + means + meta_charts:
             path = out / "plots" / f"{_slug(d, chart.title)}.svg"
             save(to_matplotlib(chart), path)
             rep.files.append(path)
+    if config.meta is not None:
+        write_text(out / "meta_summary.json", json.dumps(_finite(meta_summary), indent=1, allow_nan=False))
+        rep.files.append(out / "meta_summary.json")
     write_text(out / "report.html", page.render())
     rep.files.append(out / "report.html")
     return rep

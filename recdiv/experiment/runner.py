@@ -445,6 +445,10 @@ def run_experiment(
         stage, _, tag = k.partition(":")
         (result.cached if tag == "cached" else result.computed)[stage] += v
     collect_scores(store, index, out)
+    if config.meta is not None:
+        from recdiv.experiment.meta import robustness
+
+        robustness(config, env_base, index, out)  # [meta] sparsity / popularity: re-evaluation on degraded qrels
     if report:
         from recdiv.experiment.report import build_report
 
