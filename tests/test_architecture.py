@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1] / "recdiv"
 
 #: lowest first; a module belongs to the layer of the longest prefix that names it
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("recdiv", "recdiv._lazy", "recdiv.errors", "recdiv.jit")),
+    ("base", ("recdiv", "recdiv._lazy", "recdiv.errors", "recdiv.jit", "recdiv.progress")),
     ("data", ("recdiv.data",)),
     ("aspects", ("recdiv.aspects",)),
     ("models", ("recdiv.models",)),

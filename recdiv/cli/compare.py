@@ -162,10 +162,18 @@ def handler(args: argparse.Namespace) -> int:
     plain = [m for m in measures if not isinstance(m, PairwiseMeasure)]
     reports: list[tuple[str, object]] = []  # (kind, payload) in measure order
     if plain:
+        from recdiv.eval.stats.significance import BOOTSTRAP_SAMPLES, PERMUTATION_SAMPLES
+        from recdiv.eval.stats.tukey import TUKEY_SAMPLES
+        from recdiv.progress import Progress
+
         res = Results.evaluate(runs, inputs.qrels, plain, inputs.context)
-        cmp = res.compare(baseline=baseline, test=test, correction=correction, alpha=args.alpha,
-                          alternative=args.alternative, seed=args.seed, n_samples=args.samples, ci=args.ci,
-                          confidence=args.confidence)
+        samples = args.samples or {"permutation": PERMUTATION_SAMPLES, "bootstrap": BOOTSTRAP_SAMPLES,
+                                   "tukey": TUKEY_SAMPLES}.get(test)
+        bar = Progress(f"compare: {test} test", len(plain) * samples, enabled=None if samples else False)
+        with bar:  # Monte Carlo samples over all measures (the randomised tests report each chunk)
+            cmp = res.compare(baseline=baseline, test=test, correction=correction, alpha=args.alpha,
+                              alternative=args.alternative, seed=args.seed, n_samples=args.samples, ci=args.ci,
+                              confidence=args.confidence)
     for m in measures:
         if m in pref:
             reports.append(("pref", _preference_report(str(m), runs, names, baseline, inputs, args, correction)))

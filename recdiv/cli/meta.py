@@ -16,7 +16,6 @@ of the module. --plots DIR writes one SVG per curve; --html FILE one self-contai
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from recdiv.errors import ConfigError
@@ -96,8 +95,11 @@ def handler(args: argparse.Namespace) -> int:
         for need in m.NEEDS:
             if getattr(inputs.context, need, None) is None:
                 raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need} FILE")
-    say = (lambda what: print(f"recdiv meta: {what}", file=sys.stderr)) if sys.stderr.isatty() else None
-    study = meta_study(inputs.runs, inputs.qrels, measures, inputs.context, analyses, options, progress=say)
+    from recdiv.progress import Progress
+
+    with Progress("meta") as bar:  # one stage per analysis and measure, each with its own ETA
+        study = meta_study(inputs.runs, inputs.qrels, measures, inputs.context, analyses, options,
+                           progress=lambda what, total=None: bar.stage(f"meta: {what}", total))
     text = (json.dumps(study.to_dict(), indent=2, ensure_ascii=False) + "\n" if args.format == "json"
             else study.to_text())
     if args.plots is not None:

@@ -221,10 +221,23 @@ def plan_split(config: ExperimentConfig, systems: list[System], env_base: dict[s
 
 
 def run_task(task: Task) -> Counter:
-    """Entry point of every task (in this process, a worker process or a Ray worker)."""
+    """Entry point of every task (in this process, a worker process or a Ray worker); the Counter's "_seconds"
+    is the task's own duration (for the ETA)."""
+    t0 = time.perf_counter()
+    stats = run_model_task(task.env, task.plan) if task.kind == "model" else run_system_task(task.env, task.plan)
+    stats["_seconds"] = time.perf_counter() - t0
+    return stats
+
+
+#: relative cost of the kinds of task before any has finished (`recdiv.progress.TaskEstimate` learns the rest)
+TASK_PRIORS = {"fit": 8.0, "rerank": 2.0, "score": 1.0}
+
+
+def task_kind(task: Task) -> str:
     if task.kind == "model":
-        return run_model_task(task.env, task.plan)
-    return run_system_task(task.env, task.plan)
+        return f"fit:{task.plan.name}"
+    s = task.plan.system
+    return "score" if s.diversifier is None else f"rerank:{s.reranker}"
 
 
 # execution ---------------------------------------------------------------------------------------------------------
@@ -338,15 +351,21 @@ def make_executor(jobs: int, backend: str):
 class Scheduler:
     """Submits tasks whose dependencies are done; collects their stage counters; reports progress."""
 
-    def __init__(self, executor, progress=None):
+    def __init__(self, executor, progress=None, workers: int = 1):
         self.executor = executor
         self.progress = progress
+        self.workers = workers
         self.stats: Counter = Counter()
         self._bar = None
 
     def run(self, tasks: list[Task], title: str) -> None:
+        from recdiv.progress import TaskEstimate, fmt_seconds
+
+        kinds = [task_kind(t) for t in tasks]
+        priors = {k: TASK_PRIORS[k.partition(":")[0]] for k in kinds}
+        estimate = TaskEstimate(Counter(kinds), priors, self.workers)
         if self.progress is not None:
-            self._bar = self.progress.add_task(title, total=len(tasks))
+            self._bar = self.progress.add_task(title, total=len(tasks), eta="?")
         done: set[int] = set()
         pending: dict[cf.Future, int] = {}
         submitted: set[int] = set()
@@ -364,10 +383,13 @@ class Scheduler:
                 finished, _ = cf.wait(list(pending), return_when=cf.FIRST_COMPLETED)
                 for fut in finished:
                     i = pending.pop(fut)
-                    self.stats.update(fut.result())
+                    stats = fut.result()
+                    estimate.finished(kinds[i], stats.pop("_seconds", 0.0))
+                    self.stats.update(stats)
                     done.add(i)
                     if self._bar is not None:
-                        self.progress.update(self._bar, advance=1, description=f"{title} {tasks[i].label}"[:90])
+                        self.progress.update(self._bar, advance=1, description=f"{title} {tasks[i].label}"[:90],
+                                             eta=fmt_seconds(estimate.remaining()))
         except BaseException:
             for fut in pending:
                 fut.cancel()
@@ -416,7 +438,7 @@ def run_experiment(
     remember(config)
     executor = make_executor(jobs, backend)
     prog = _progress() if progress else None
-    sched = Scheduler(executor, prog)
+    sched = Scheduler(executor, prog, jobs)
     index: list[tuple[str, str, SystemPlan]] = []
     try:
         with prog or contextlib.nullcontext():
@@ -481,14 +503,9 @@ def collect_scores(store: Store, index: list[tuple[str, str, SystemPlan]], out: 
 
 
 def _progress():
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    # the ETA is `recdiv.progress.TaskEstimate`'s: per-kind task durations (a fit costs more than a rerank), not
+    # rich's tasks-per-second rate, which early fast tasks make far too optimistic
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    TextColumn("ETA"), TimeRemainingColumn(), transient=False)
+                    TextColumn("ETA {task.fields[eta]}"), transient=False)

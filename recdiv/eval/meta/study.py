@@ -184,7 +184,8 @@ def meta_study(runs: Mapping, qrels, measures: Sequence[str], context, analyses:
     """Run the `analyses` for every measure over the runs ({name: Rankings}) and qrels.
 
     per_user: {measure: systems × users matrix} when already computed (else the runs are evaluated).
-    progress: an optional callable(step description) called before each analysis.
+    progress: an optional callable(description, total work or None) called before each step (the steps report
+    their work with `recdiv.progress.tick`: Monte Carlo samples, degraded test sets).
     """
     options = options or MetaOptions()
     analyses = check_analyses(analyses)
@@ -192,7 +193,7 @@ def meta_study(runs: Mapping, qrels, measures: Sequence[str], context, analyses:
     if len({"dp", "asl", "sparsity", "popularity"} & set(analyses)) and len(names) < 2:
         raise ConfigError("meta-evaluation needs at least two systems (runs)")
     study = MetaStudy(names, list(measures), options)
-    say = progress or (lambda _: None)
+    say = progress or (lambda what, total=None: None)
     if {"dp", "asl"} & set(analyses):
         if per_user is None:
             say("evaluating the runs")
@@ -200,20 +201,20 @@ def meta_study(runs: Mapping, qrels, measures: Sequence[str], context, analyses:
             per_user = {m: np.vstack([values[s][m] for s in names]) for m in measures}
         for m in measures:
             if "dp" in analyses:
-                say(f"discriminative power of {m}")
+                say(f"discriminative power of {m}", options.dp_samples)
                 study.dp[m] = discriminative_power(per_user[m], "valcarce", options.alpha, names=names,
                                                    n_samples=options.dp_samples, seed=options.seed)
             if "asl" in analyses:
-                say(f"ASL curve of {m}")
+                say(f"ASL curve of {m}", options.asl_samples)
                 study.asl[m] = discriminative_power(per_user[m], "sakai", options.alpha, names=names,
                                                     n_samples=options.asl_samples, seed=options.seed)
     if "sparsity" in analyses:
-        say("robustness to sparsity")
+        say("robustness to sparsity", len(options.sparsity_levels) * options.robustness_samples)
         study.sparsity = sparsity_robustness(runs, qrels, list(measures), context,
                                              fractions=options.sparsity_levels,
                                              n_samples=options.robustness_samples, seed=options.seed)
     if "popularity" in analyses:
-        say("robustness to popularity bias")
+        say("robustness to popularity bias", len(options.popularity_levels))
         study.popularity = popularity_robustness(runs, qrels, list(measures), context,
                                                  percents=options.popularity_levels)
     if "perturbation" in analyses:

@@ -28,6 +28,7 @@ import numpy as np
 from scipy import stats
 
 from recdiv.errors import ConfigError
+from recdiv.progress import tick
 
 Alternative = Literal["two-sided", "greater", "less"]
 #: paired tests of two systems
@@ -290,6 +291,7 @@ def permutation_pvalues(
     count = np.zeros(D.shape[1], dtype=np.int64)
     for bits in _sign_chunks(rng, n_samples, n, chunk):
         count += _count_extreme(2.0 * (bits @ D) - total, total, n, alternative)
+        tick(len(bits))
     p = (count + 1) / (n_samples + 1) if plus_one else count / n_samples
     return p, "monte-carlo"
 
@@ -335,6 +337,7 @@ def system_pair_permutation_pvalues(
     for bits in _sign_chunks(rng, n_samples, n, chunk):
         by = bits @ Yt
         count += _count_extreme(2.0 * (by[:, I] - by[:, J]) - total, total, n, alternative)
+        tick(len(bits))
     p = (count + 1) / (n_samples + 1) if plus_one else count / n_samples
     return p, "monte-carlo"
 
@@ -406,6 +409,7 @@ def bootstrap_pvalues(
         t_star = _studentised(_resample_counts(rng, rows, n), W)
         count += (np.abs(t_star) >= np.abs(t_obs)).sum(axis=0)
         done += rows
+        tick(rows)
     return count / n_samples
 
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from recdiv.errors import ConfigError
+from recdiv.progress import tick
 
 #: default Monte Carlo samples of the randomised Tukey HSD (Sakai's Discpower uses B = 5000)
 TUKEY_SAMPLES = 10_000
@@ -159,6 +160,7 @@ def randomised_tukey_hsd(values, names: list[str] | None = None, *, n_samples: i
             r = mu.max(axis=1) - mu.min(axis=1)
             count += (r[:, None] >= observed[None, :] - _TOL).sum(axis=0)
             done += b
+            tick(b)
         total = n_samples
     p = count / total
     return TukeyHSD(names, means, list(zip(iu.tolist(), ju.tolist())), p, "randomised",
