@@ -59,6 +59,9 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--train", default=None, help="training interactions TSV (novelty measures)")
     p.add_argument("--aspects", default=None, help="item-aspect TSV (diversity / intent-aware measures)")
     p.add_argument("--per-user", action="store_true", help="add per-user values (JSON only)")
+    p.add_argument("--groups", metavar="SPEC", default=None,
+                   help="also test inside user groups: profile-size[:q] or popularity[:q] (quantiles; need --train) "
+                        "or a user<TAB>group file")
     p.add_argument("-o", "--output", default=None, help="write the report to this file (atomically)")
     p.set_defaults(func=handler)
 
@@ -169,16 +172,29 @@ def handler(args: argparse.Namespace) -> int:
         res = Results.evaluate(runs, inputs.qrels, plain, inputs.context)
         samples = args.samples or {"permutation": PERMUTATION_SAMPLES, "bootstrap": BOOTSTRAP_SAMPLES,
                                    "tukey": TUKEY_SAMPLES}.get(test)
-        bar = Progress(f"compare: {test} test", len(plain) * samples, enabled=None if samples else False)
+        bar = Progress(f"compare: {test} test", len(plain) * samples if samples else None,
+                       enabled=None if samples else False)
         with bar:  # Monte Carlo samples over all measures (the randomised tests report each chunk)
             cmp = res.compare(baseline=baseline, test=test, correction=correction, alpha=args.alpha,
                               alternative=args.alternative, seed=args.seed, n_samples=args.samples, ci=args.ci,
                               confidence=args.confidence)
+    groups = {}
+    if args.groups:
+        from recdiv.eval.groups import labels_for
+
+        if not plain:
+            raise ConfigError("--groups needs at least one per-user measure")
+        groups = res.compare_groups(labels_for(args.groups, inputs.qrels, inputs.context), baseline=baseline,
+                                    test=test, correction=correction, alpha=args.alpha, alternative=args.alternative,
+                                    seed=args.seed, n_samples=args.samples, ci=args.ci, confidence=args.confidence)
     for m in measures:
         if m in pref:
             reports.append(("pref", _preference_report(str(m), runs, names, baseline, inputs, args, correction)))
         else:
             d = cmp.to_dict(str(m))
+            if groups:
+                d["groups"] = {g: {"n": next(iter(c.n[str(m)].values())), **c.to_dict(str(m))}
+                               for g, c in groups.items()}
             if args.per_user:
                 ids = [str(u) for u in res.users]
                 d["per_user"] = {s: dict(zip(ids, map(float, res.per_user(s, str(m))))) for s in res.systems}
@@ -190,6 +206,14 @@ def handler(args: argparse.Namespace) -> int:
         parts = []
         if plain:
             parts.append({"table": cmp.to_table, "markdown": cmp.to_markdown, "latex": cmp.to_latex}[args.format]())
+        for g, c in groups.items():
+            n = next(iter(c.n[c.measures[0]].values()))
+            title = f"user group {g} ({n} users)"
+            if args.format == "latex":
+                parts.append(c.to_latex(caption=f"{title}. {c.note()}"))
+            else:
+                parts.append(("### " if args.format == "markdown" else "== ") + title + "\n\n"
+                             + {"table": c.to_table, "markdown": c.to_markdown}[args.format]())
         parts += [_format_preferences(r, args.format) for kind, r in reports if kind == "pref"]
         text = "\n".join(parts)
     if args.output:

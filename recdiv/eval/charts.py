@@ -122,8 +122,8 @@ def to_plotly(chart: Chart) -> dict:
         xaxis["range"] = list(chart.x_range)
     if chart.log_y:
         yaxis["type"] = "log"
-    if chart.y_range:
-        yaxis["range"] = list(chart.y_range)
+    if chart.y_range:  # plotly takes the range of a log axis in log10 units
+        yaxis["range"] = [math.log10(v) for v in chart.y_range] if chart.log_y else list(chart.y_range)
     if chart.horizontal:
         yaxis.update(type="category", categoryorder="array", categoryarray=chart.categories()[::-1],
                      title={"text": ""})

@@ -39,24 +39,36 @@ def _draw(chart: Chart, path, ax) -> Figure:
 
 
 def pvalue_chart(curves: Mapping[str, np.ndarray], alpha: float | None = 0.05, *, title: str | None = None,
-                 ylabel: str = "p-value", log_y: bool = False) -> Chart:
-    """One line per measure: its pairwise p-values (or ASLs) sorted decreasingly against the pair rank."""
-    series, n_max = [], 1
+                 ylabel: str = "p-value", log_y: bool = False, floor: float = 1e-5, zoom: bool = False) -> Chart:
+    """One line per measure: its pairwise p-values (or ASLs) sorted decreasingly against the pair rank; x spans the
+    pairs exactly. log_y: a logarithmic p axis (small p-values stay visible), p-values below `floor` (e.g. 0, or
+    less than 1/B) drawn at `floor`. zoom: x ends one pair after the last p-value ≥ `floor` of any curve (the
+    x label says how many pairs are left out, all with p < floor)."""
+    series, n_max, last = [], 1, 1
     for name, p in curves.items():
         p = np.sort(np.asarray(p, dtype=np.float64))[::-1]
+        last = max(last, int((p >= floor).sum()))
+        if log_y:
+            p = np.maximum(p, floor)
         n_max = max(n_max, len(p))
         ranks = np.arange(1, len(p) + 1)
         series.append(Series(str(name), ranks, p, mode="lines+markers" if len(p) <= 60 else "lines",
                              hover=[f"pair {r}: p = {v:.4g}" for r, v in zip(ranks, p)]))
-    y_range = None if log_y else (0.0, 1.0)
-    return Chart(title or "", "system pair (sorted by p-value)", ylabel, series, hline=alpha, log_y=log_y,
-                 y_range=y_range, x_range=(0.5, n_max + 0.5))
+    y_range = (floor / 1.5, 1.5) if log_y else (0.0, 1.0)
+    xlabel, right = "system pair (sorted by p-value)", n_max
+    if zoom and last + 1 < n_max:
+        right = last + 1
+        xlabel = f"system pair (sorted by p-value; pairs {right + 1}–{n_max}: p < {floor:.2g})"
+    return Chart(title or "", xlabel, ylabel, series, hline=alpha, log_y=log_y, y_range=y_range,
+                 x_range=(0.5, right + 0.5))
 
 
 def plot_pvalue_curves(curves: Mapping[str, np.ndarray], alpha: float | None = 0.05, *, title: str | None = None,
-                       ylabel: str = "p-value", log_y: bool = False, path=None, ax=None) -> Figure:
+                       ylabel: str = "p-value", log_y: bool = False, floor: float = 1e-5, zoom: bool = False,
+                       path=None, ax=None) -> Figure:
     """Matplotlib figure of `pvalue_chart`."""
-    return _draw(pvalue_chart(curves, alpha, title=title, ylabel=ylabel, log_y=log_y), path, ax)
+    return _draw(pvalue_chart(curves, alpha, title=title, ylabel=ylabel, log_y=log_y, floor=floor, zoom=zoom),
+                 path, ax)
 
 
 def robustness_chart(levels, curves: Mapping[str, np.ndarray], *, xlabel: str = "fraction of test ratings kept",

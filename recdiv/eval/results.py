@@ -287,6 +287,35 @@ class Results:
                 raise ConfigError(f"baseline mapping names {bad!r}, which is not one of the systems")
         return [(s, baseline[s]) for s in self.systems if baseline.get(s) is not None]
 
+    # groups -------------------------------------------------------------------------------------------------------
+    def subset(self, mask) -> Results:
+        """The per-user measures over the users where `mask` (one bool per user) is true (system-level measures
+        are dropped: they have no per-user values to split)."""
+        mask = np.asarray(mask, dtype=bool)
+        values = {s: {m: v[mask] for m, v in ms.items()} for s, ms in self._values.items()}
+        users = None if self.users is None else self.users[mask]
+        return Results(values, users=users, directions={m: self.higher_is_better(m) for m in self.per_user_measures})
+
+    def by_group(self, labels) -> dict[str, Results]:
+        """{group: Results of its users} for one label per user (None: in no group); `recdiv.eval.groups`."""
+        from recdiv.eval.groups import group_order
+
+        labels = np.asarray(labels, dtype=object)
+        if self.per_user_measures and len(labels) != len(self.per_user(self.systems[0], self.per_user_measures[0])):
+            raise ConfigError(f"{len(labels)} group labels for "
+                              f"{len(self.per_user(self.systems[0], self.per_user_measures[0]))} users")
+        return {g: self.subset(labels == g) for g in group_order(labels)}
+
+    def compare_groups(self, labels, **options) -> dict[str, Comparison]:
+        """`compare` inside each group (tests and corrections per group and measure); options as `compare`."""
+        out = {}
+        for g, res in self.by_group(labels).items():
+            if res.per_user_measures and len(res.per_user(res.systems[0], res.per_user_measures[0])) >= 2:
+                measures = options.get("measures")
+                opts = {**options, "measures": [m for m in (measures or res.measures) if m in res.measures]}
+                out[g] = res.compare(**opts)
+        return out
+
     def tukey(self, measure: str, method: str = "randomised", **options):
         """Tukey HSD over all systems (`recdiv.eval.stats.tukey.tukey_hsd`: randomised and paired by default,
         method="anova" for the blocked-ANOVA version)."""

@@ -321,6 +321,24 @@ def _meta_section(page, config: ExperimentConfig, res, robust: dict, dataset: st
     return charts, summary
 
 
+def _selection_html(selections: dict) -> str:
+    """The grid point each recommender with `select` chose on each split, and the validation value of every point."""
+    e = html.escape
+    rows = []
+    for d, splits in selections.items():
+        for spec, recs in splits.items():
+            for rec, r in recs.items():
+                values = "; ".join(f"{','.join(f'{k}={v}' for k, v in x['params'].items())}: {x['value']:.4f}"
+                                   for x in r["values"])
+                chosen = ",".join(f"{k}={v}" for k, v in r["chosen"].items())
+                rows.append(f"<tr><td>{e(d)}</td><td>{e(spec)}</td><td>{e(rec)}</td><td><b>{e(chosen)}</b></td>"
+                            f"<td>{e(r['measure'])} on {r['validation']:g} of each user's training data: "
+                            f"{e(values)}</td></tr>")
+    head = "".join(f"<th>{h}</th>" for h in ("dataset", "split", "recommender", "chosen", "validation values"))
+    return ("<h2>Selected hyperparameters</h2><div class='table-wrap'><table class='pairs'><thead><tr>"
+            f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
+
+
 def build_report(out: str | Path) -> Report:
     """Write summary.csv/.md/.tex, plots/*.svg and report.html from the per-user scores in `out`."""
     from recdiv.eval.charts import save, to_matplotlib
@@ -343,6 +361,9 @@ def build_report(out: str | Path) -> Report:
     page.note(f"{len(systems)} systems; candidates: top-{config.candidates.n} reranked to {config.candidates.k}; "
               f"relevance threshold τ = {config.metrics.threshold:g}; seed {config.seed}. Files: summary.csv, "
               "summary.md, summary.tex (pdflatex), plots/*.svg, scores.parquet (per-user values).")
+    sel = out / "selection.json"
+    if sel.is_file():
+        page.add(_selection_html(json.loads(sel.read_text(encoding="utf-8"))))
     page.toggle()
     from recdiv.experiment.meta import read_robustness
 

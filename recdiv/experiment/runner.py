@@ -32,7 +32,8 @@ import pandas as pd
 
 from recdiv.errors import ConfigError, RecdivError
 from recdiv.experiment.cache import Store, hash_config, write_frame, write_json
-from recdiv.experiment.config import ExperimentConfig, RecommenderConfig
+from recdiv.experiment.config import ExperimentConfig, RecommenderConfig, fmt_param
+from recdiv.experiment.selection import selected_params
 from recdiv.experiment.stages import (
     FACTOR_MODELS,
     SYSTEM_LEVEL_USER,
@@ -55,12 +56,7 @@ from recdiv.experiment.stages import (
 STAGES = ("fit", "candidates", "aspects", "rerank", "scores")
 
 
-def _fmt(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)
+_fmt = fmt_param
 
 
 # planning -----------------------------------------------------------------------------------------------------
@@ -108,7 +104,10 @@ def check_components(config: ExperimentConfig) -> None:
     component("recdiv.data.splits", "splitting datasets")
     algos = component("recdiv.algorithms.registry", "the recommenders")
     for i, r in enumerate(config.recommenders):
-        _validated(lambda r=r: algos.make_recommender(r.name, **r.params), f"recommenders[{i}]")
+        for point in r.grid_points():  # one empty point without a grid
+            _validated(lambda r=r, p=point: algos.make_recommender(r.name, **{**r.params, **p}), f"recommenders[{i}]")
+        if r.select is not None:
+            _validated(lambda r=r: ev_parse(r.select.measure), f"recommenders[{i}].select.measure")
     recs = {r.key: r for r in config.recommenders}
     for i, a in enumerate(config.aspects):
         if a.kind == "explicit":
@@ -137,6 +136,10 @@ def check_components(config: ExperimentConfig) -> None:
     _validated(lambda: corr.canonical_correction(config.statistics.correction), "statistics.correction")
 
 
+def ev_parse(measure: str):
+    return component("recdiv.eval", "the metrics").parse_measure(measure)
+
+
 def _validated(make, where: str):
     try:
         return make()
@@ -146,12 +149,16 @@ def _validated(make, where: str):
         msg = e.errors()[0]["msg"] if hasattr(e, "errors") else str(e)
         raise ConfigError(f"{where}: {msg}") from None
 
-def plan_models(config: ExperimentConfig, sfp: str) -> list[ModelPlan]:
-    """The models to fit on a split (recommenders, and models of latent aspect spaces, each fitted once)."""
+def plan_models(config: ExperimentConfig, sfp: str, selected: dict[str, dict[str, Any]] | None = None
+                ) -> list[ModelPlan]:
+    """The models to fit on a split (recommenders, and models of latent aspect spaces, each fitted once);
+    `selected`: the grid point chosen on this split for each recommender with `select`."""
     by_fit: dict[str, dict[str, Any]] = {}
+    selected = selected or {}
 
     def add(r: RecommenderConfig) -> str:
-        params = dict(r.params) if r.name == "lda" else recommender_params(r.name, r.params, config.seed)
+        given = {**r.params, **selected.get(r.key, {})}
+        params = dict(given) if r.name == "lda" else recommender_params(r.name, given, config.seed)
         key = hash_config("fit", sfp, r.name, params, config.seed)
         by_fit.setdefault(key, {"name": r.name, "params": params, "recommender": None, "latent": []})
         return key
@@ -184,11 +191,11 @@ class Task:
 
 
 def plan_split(config: ExperimentConfig, systems: list[System], env_base: dict[str, Any], di: int, spec: str,
-               dfp: str, sfp: str, first: int) -> list[Task]:
+               dfp: str, sfp: str, first: int, selected: dict[str, dict[str, Any]] | None = None) -> list[Task]:
     """Tasks of one split; task ids start at `first` (dependencies refer to those ids)."""
     env = Env(dataset=di, split=spec, **env_base)
     dname = config.datasets[di].key
-    models = plan_models(config, sfp)
+    models = plan_models(config, sfp, selected)
     tasks = [Task("model", env, m, (), f"{dname}/{spec}: fit {m.recommender or m.name}") for m in models]
     model_of_rec = {m.recommender: first + i for i, m in enumerate(models) if m.recommender}
     cand_key = {m.recommender: m.candidates_key for m in models if m.recommender}
@@ -440,6 +447,7 @@ def run_experiment(
     prog = _progress() if progress else None
     sched = Scheduler(executor, prog, jobs)
     index: list[tuple[str, str, SystemPlan]] = []
+    selections: dict[str, dict] = {}
     try:
         with prog or contextlib.nullcontext():
             for di, dcfg in enumerate(config.datasets):
@@ -456,7 +464,9 @@ def run_experiment(
                 tasks: list[Task] = []
                 for spec in dcfg.splits:
                     _, sfp = load_split(config, di, spec)
-                    new = plan_split(config, systems, env_base, di, spec, dfp, sfp, len(tasks))
+                    chosen = selected_params(config, di, spec, store, selections.setdefault(dcfg.key, {})
+                                             .setdefault(spec, {}))  # recommender grids with `select`
+                    new = plan_split(config, systems, env_base, di, spec, dfp, sfp, len(tasks), chosen)
                     tasks += new
                     index += [(dcfg.key, spec, t.plan) for t in new if t.kind == "system"]
                 sched.run(tasks, f"{dcfg.key}")
@@ -467,6 +477,8 @@ def run_experiment(
         stage, _, tag = k.partition(":")
         (result.cached if tag == "cached" else result.computed)[stage] += v
     collect_scores(store, index, out)
+    if any(r.select is not None for r in config.recommenders):
+        write_json(out / "selection.json", selections)
     if config.meta is not None:
         from recdiv.experiment.meta import robustness
 
