@@ -275,7 +275,22 @@ class ReportConfig(_Config):
     """Report contents: trade-off plots (accuracy measure, diversity measure) and the bar-chart intervals."""
 
     tradeoff: list[tuple[str, str]] = Field(default_factory=list)
+    groups: list[str] = Field(default_factory=list, description="user groups: profile-size[:q], popularity[:q], or "
+                                                                "a user<TAB>group file (recdiv.eval.groups)")
     confidence: float = Field(0.95, gt=0, lt=1)
+
+    @field_validator("groups")
+    @classmethod
+    def _group_specs(cls, v: list[str]) -> list[str]:
+        from recdiv.errors import RecdivError
+        from recdiv.eval.groups import parse_spec
+
+        for g in v:
+            try:
+                parse_spec(g)
+            except RecdivError as e:
+                raise ValueError(str(e)) from None
+        return v
 
 
 class MetaConfig(_Config):

@@ -100,6 +100,7 @@ def dataset_results(config: ExperimentConfig, systems: list[dict[str, Any]], sco
     order = [s["name"] for s in systems]
     f = scores[scores["dataset"] == dataset]
     values: dict[str, dict[str, Any]] = {}
+    rows = None
     for measure in config.metrics.measures:
         fm = f[f["measure"] == measure]
         if fm.empty:
@@ -112,6 +113,8 @@ def dataset_results(config: ExperimentConfig, systems: list[dict[str, Any]], sco
                               "(per-user scores are not paired)")
         for s in present:
             values.setdefault(s, {})[measure] = wide[s].to_numpy()
+        if rows is None or len(wide.index) == len(rows):
+            rows = wide.index
     sys_values: dict[str, dict[str, Any]] = {}
     if system_scores is not None:
         g = system_scores[system_scores["dataset"] == dataset]
@@ -121,7 +124,11 @@ def dataset_results(config: ExperimentConfig, systems: list[dict[str, Any]], sco
     ordered_sys = {s: sys_values[s] for s in order if s in sys_values}
     if not ordered and not ordered_sys:
         return None
-    return Results(ordered, system_values=ordered_sys or None)
+    users = None
+    if rows is not None and all(len(v) == len(rows) for ms in ordered.values() for v in ms.values()):
+        users = np.empty(len(rows), dtype=object)
+        users[:] = list(rows)  # (split, user) pairs, the pairing of the tests
+    return Results(ordered, users=users, system_values=ordered_sys or None)
 
 
 def dataset_comparison(config: ExperimentConfig, systems: list[dict[str, Any]], res):
@@ -321,6 +328,30 @@ def _meta_section(page, config: ExperimentConfig, res, robust: dict, dataset: st
     return charts, summary
 
 
+def _group_part(page, config: ExperimentConfig, out: Path, dataset: str, res, systems) -> list[pd.DataFrame]:
+    """Per user group: the systems compared inside the group (HTML, one collapsible table per group); rows of
+    groups.csv."""
+    from recdiv.experiment.groups import group_sections
+
+    if not config.report.groups or res.users is None:
+        return []
+    rows = pd.MultiIndex.from_tuples(list(res.users), names=["split", "user"])
+    frames = []
+    for spec, parts in group_sections(config, out, dataset, res, rows,
+                                      lambda sub: dataset_comparison(config, systems, sub)):
+        page.heading(f"User groups: {spec}", 3)
+        page.note("The systems compared inside each group of users (tests and corrections per group and measure). "
+                  + ("Quantiles of the number of training interactions." if spec.startswith("profile-size") else
+                     "Quantiles of the mean popularity of the items in the training profile (niche → mainstream)."
+                     if spec.startswith("popularity") else "Groups from the file."))
+        for g, cmp in parts.items():
+            n = next(iter(cmp.n[cmp.measures[0]].values()))
+            page.add(f"<details><summary>{html.escape(g)} — {n} (split, user) pairs</summary>"
+                     + tables.to_html(cmp.means_table(4, lead="baseline", note="")) + "</details>")
+            frames.append(cmp.to_frame().assign(dataset=dataset, groups=spec, group=g))
+    return frames
+
+
 def _selection_html(selections: dict) -> str:
     """The grid point each recommender with `select` chose on each split, and the validation value of every point."""
     e = html.escape
@@ -369,6 +400,7 @@ def build_report(out: str | Path) -> Report:
 
     robust = read_robustness(out)
     meta_summary = {}
+    group_rows: list[pd.DataFrame] = []
     for d, cmp in comparisons.items():
         splits = next(x.splits for x in config.datasets if x.key == d)
         page.heading(d).note(f"splits: {', '.join(splits)}")
@@ -384,12 +416,17 @@ def build_report(out: str | Path) -> Report:
         if means:
             page.heading(f"Means with {round(config.report.confidence * 100)}% confidence intervals", 3)
             page.charts(means, "means")
+        group_rows.extend(_group_part(page, config, out, d, results[d], systems))
         meta_charts, meta_summary[d] = ([], {}) if config.meta is None else _meta_section(
             page, config, results[d], robust.get(d, {}), d)
         for chart in trade + means + meta_charts:
             path = out / "plots" / f"{_slug(d, chart.title)}.svg"
             save(to_matplotlib(chart), path)
             rep.files.append(path)
+    if group_rows:
+        groups_csv = pd.concat(group_rows, ignore_index=True)
+        write_text(out / "groups.csv", groups_csv.to_csv(index=False, float_format="%.6g"))
+        rep.files.append(out / "groups.csv")
     if config.meta is not None:
         write_text(out / "meta_summary.json", json.dumps(_finite(meta_summary), indent=1, allow_nan=False))
         rep.files.append(out / "meta_summary.json")

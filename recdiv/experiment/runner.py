@@ -479,6 +479,9 @@ def run_experiment(
     collect_scores(store, index, out)
     if any(r.select is not None for r in config.recommenders):
         write_json(out / "selection.json", selections)
+    from recdiv.experiment.groups import write_groups
+
+    write_groups(config, index, out)  # [report] groups: the group of every evaluated (split, user)
     if config.meta is not None:
         from recdiv.experiment.meta import robustness
 

@@ -1,5 +1,5 @@
 """The [meta] section of an experiment: discriminative power from the scores, robustness curves from the lists,
-in meta_summary.json and in the report (on synthetic:tiny)."""
+in meta_summary.json and in the report; [report] groups: systems compared inside user groups (on synthetic:tiny)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ META = {"analyses": ["dp", "asl", "sparsity", "popularity"], "measures": ["nDCG@
 def meta_run(tmp_path_factory):
     data = tiny_data()
     data["meta"] = META
+    data["report"] = {"groups": ["profile-size:2"]}
     config = validate(data, "tiny.toml")
     out = tmp_path_factory.mktemp("meta") / "out"
     run_experiment(config, out, progress=False)
@@ -58,3 +59,22 @@ def test_meta_config_errors():
     data["meta"] = {"sparsity_levels": [0.0]}
     with pytest.raises(ConfigError, match="fractions"):
         validate(data, "tiny.toml")
+
+
+def test_group_breakdown(meta_run):
+    import pandas as pd
+
+    _, out = meta_run
+    groups = pd.read_parquet(out / "groups.parquet")
+    assert set(groups["group"].str[:2]) == {"Q1", "Q2"}
+    table = pd.read_csv(out / "groups.csv")
+    scores = pd.read_parquet(out / "scores.parquet")
+    g = groups[groups["spec"] == "profile-size:2"]
+    q1 = g[g["group"].str.startswith("Q1")][["split", "user"]]
+    sub = scores.merge(q1, on=["split", "user"])
+    want = sub[(sub["system"] == "pop") & (sub["measure"] == "P@5")]["value"].mean()
+    got = table[(table["group"].str.startswith("Q1")) & (table["system"] == "pop") & (table["measure"] == "P@5")]
+    assert float(got["mean"].iloc[0]) == pytest.approx(want, rel=1e-5)
+    assert "User groups: profile-size:2" in (out / "report.html").read_text("utf-8")
+    with pytest.raises(ConfigError, match=r"report\.groups"):
+        validate({**tiny_data(), "report": {"groups": ["profile-size:1"]}}, "tiny.toml")
