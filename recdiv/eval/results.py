@@ -25,8 +25,7 @@ import pandas as pd
 from recdiv.errors import ConfigError, RecdivError
 from recdiv.eval.catalog import parse_measure, parse_measures
 from recdiv.eval.comparison import Comparison, PairComparison
-from recdiv.eval.context import EvalContext
-from recdiv.eval.evaluate import evaluate
+from recdiv.eval.evaluate import Evaluation, evaluate
 from recdiv.eval.meta.discriminative import discriminative_power
 from recdiv.eval.plots import plot_tradeoff
 from recdiv.eval.stats.corrections import adjust, canonical_correction
@@ -93,15 +92,21 @@ class Results:
     def evaluate(cls, runs, qrels, measures, context=None) -> Results:
         """Evaluate every run on every measure (`recdiv.eval.evaluate`): per-user values, and the one value of
         each system-level measure."""
-
-        context = context or EvalContext()
         ms = parse_measures([measures] if isinstance(measures, str) else measures)
-        per_user = [m for m in ms if not _system_level(m)]
-        system = [m for m in ms if _system_level(m)]
-        values = evaluate(runs, qrels, per_user, context) if per_user else {name: {} for name in runs}
-        sys_values = {name: {str(m): m.value(run, qrels, context) for m in system} for name, run in runs.items()}
-        users = qrels.population(context.threshold, context.population)
-        return cls(values, users=qrels.users.id_of(users), system_values=sys_values if system else None)
+        for m in ms:
+            if m.KIND == "pairwise":
+                raise ConfigError(f"{m} is a pairwise measure without values of one run; statistics need "
+                                  "per-user (or system-level) measures")
+        return cls.from_evaluation(evaluate(runs, qrels, ms, context))
+
+    @classmethod
+    def from_evaluation(cls, evaluation: Evaluation) -> Results:
+        """The `Evaluation` (the one results type of `recdiv.eval.evaluate`) as a table statistics attach to:
+        its per-user values, the values of its system-level measures, and every measure's declared direction."""
+        system = [str(m) for m in evaluation.measures if m.KIND != "per-user"]
+        sys_values = {r: {m: evaluation.values[r][m] for m in system} for r in evaluation.runs}
+        return cls(evaluation.per_user, users=evaluation.users, system_values=sys_values if system else None,
+                   directions={str(m): bool(m.HIGHER_IS_BETTER) for m in evaluation.measures})
 
     def _check_users(self, users) -> np.ndarray | None:
         if users is None:
@@ -333,10 +338,6 @@ class Results:
         xs = [self.mean(s, x_measure) for s in self.systems]
         ys = [self.mean(s, y_measure) for s in self.systems]
         return plot_tradeoff(dict(zip(self.systems, zip(xs, ys))), x_measure, y_measure, path=path, ax=ax)
-
-
-def _system_level(m) -> bool:
-    return bool(getattr(m, "SYSTEM_LEVEL", False)) or getattr(m, "KIND", "") == "system"
 
 
 def _interval(x, y, opts) -> tuple[float, float]:

@@ -110,7 +110,7 @@ def _system_level(measure: str) -> bool:
     from recdiv.eval import parse_measure
 
     m = parse_measure(measure)
-    return bool(getattr(m, "SYSTEM_LEVEL", False)) or getattr(m, "KIND", "") == "system"
+    return m.KIND != "per-user"
 
 
 def read_robustness(out: Path) -> dict:

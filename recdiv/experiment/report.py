@@ -199,8 +199,7 @@ def _measure_family(m: str) -> str:
     try:
         from recdiv.eval import parse_measure
 
-        cls = type(parse_measure(m))
-        return getattr(cls, "FAMILY", None) or cls.KIND
+        return parse_measure(m).FAMILY
     except Exception:  # a measure that no longer parses still gets a table row, just no default plot
         return "unknown"
 

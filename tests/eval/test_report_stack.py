@@ -233,3 +233,13 @@ def test_plots_leave_the_matplotlib_backend_alone(tmp_path):
                        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "p.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_gini_is_declared_lower_is_better():
+    """The measure itself declares it (no override): Gini's best value is its lowest."""
+    from recdiv.eval.results import higher_is_better
+
+    assert not higher_is_better("Gini@10") and higher_is_better("AggregateDiversity@10")
+    res = Results({}, system_values={"A": {"Gini@10": 0.9}, "B": {"Gini@10": 0.4}})
+    t = res.compare().means_table()
+    assert [c[0].best for c in t.cells] == [False, True] and t.measure_head(0, True) == "Gini@10 ↓"

@@ -197,8 +197,8 @@ def meta_study(runs: Mapping, qrels, measures: Sequence[str], context, analyses:
     if {"dp", "asl"} & set(analyses):
         if per_user is None:
             say("evaluating the runs")
-            values = evaluate(runs, qrels, list(measures), context)
-            per_user = {m: np.vstack([values[s][m] for s in names]) for m in measures}
+            ev = evaluate(runs, qrels, list(measures), context)
+            per_user = {m: np.vstack([ev.user_values(s, m) for s in names]) for m in measures}
         for m in measures:
             if "dp" in analyses:
                 say(f"discriminative power of {m}", options.dp_samples)

@@ -29,18 +29,21 @@ from scipy import stats
 
 from recdiv.errors import ConfigError
 from recdiv.progress import tick
+from recdiv.registry import Registry
 
 Alternative = Literal["two-sided", "greater", "less"]
-#: paired tests of two systems
-PAIRED_TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap")
+#: the tests by name (spelling rule of `recdiv.registry`: ``T-test`` = ``ttest``; aliases)
+TEST_NAMES: Registry[str] = Registry("test")
+for _name, _aliases in [("t", ("ttest", "student")), ("wilcoxon", ("signed-rank",)), ("sign", ("binomial",)),
+                        ("permutation", ("randomisation", "randomization", "fisher")), ("bootstrap", ()),
+                        ("tukey", ("tukey-hsd", "randomised-tukey", "randomized-tukey")),
+                        ("tukey-anova", ("anova-tukey",))]:
+    TEST_NAMES.add(_name, _name, aliases=_aliases)
+TESTS = tuple(TEST_NAMES.names())
 #: tests of all systems at once (family-wise adjusted p-values of every pair; `recdiv.eval.stats.tukey`)
 MULTI_SYSTEM_TESTS = ("tukey", "tukey-anova")
-TESTS = PAIRED_TESTS + MULTI_SYSTEM_TESTS
-_ALIASES = {"t": "t", "ttest": "t", "t-test": "t", "student": "t", "wilcoxon": "wilcoxon", "sign": "sign",
-            "binomial": "sign", "permutation": "permutation", "randomisation": "permutation",
-            "randomization": "permutation", "fisher": "permutation", "bootstrap": "bootstrap",
-            "tukey": "tukey", "tukey-hsd": "tukey", "randomised-tukey": "tukey", "randomized-tukey": "tukey",
-            "tukey-anova": "tukey-anova", "anova-tukey": "tukey-anova"}
+#: paired tests of two systems
+PAIRED_TESTS = tuple(t for t in TESTS if t not in MULTI_SYSTEM_TESTS)
 
 #: default Monte Carlo sizes (METRICS.md §G.4)
 PERMUTATION_SAMPLES = 100_000
@@ -76,10 +79,7 @@ class TestResult:
 def canonical_test(name: str) -> str:
     """Canonical test name (`t`, `wilcoxon`, `sign`, `permutation`, `bootstrap`, `tukey`, `tukey-anova`) of a name
     or alias."""
-    t = _ALIASES.get(str(name).lower())
-    if t is None:
-        raise ConfigError(f"unknown test {name!r}; choose one of {', '.join(TESTS)}")
-    return t
+    return TEST_NAMES.canonical(name)
 
 
 def _check_alternative(alternative: str) -> str:
