@@ -38,6 +38,7 @@ sup.up{color:#1a7f37}sup.down{color:#c0392b}sup.sig{color:#1f5fa0}
 .chart{width:100%;min-width:0;border:1px solid #eee}
 details{margin:.6em 0}summary{cursor:pointer;color:#1f5fa0}
 label.toggle{font-size:.85rem;color:#444}
+pre{max-width:100%;overflow-x:auto}
 """
 
 _TOGGLE = ("<label class='toggle'><input type='checkbox' checked "
