@@ -187,7 +187,8 @@ class Comparison:
         pc = self._index.get((m, s, base)) if base else None
         if pc is not None:
             sign = 1 if pc.a == s else -1
-            c.p = f"p={fmt_p(pc.p_adjusted)}"
+            pa = fmt_p(pc.p_adjusted)
+            c.p = f"p{pa}" if pa.startswith("<") else f"p={pa}"
             title.append(f"vs {base}: Δ = {sign * pc.difference:+.{digits}f} "
                          f"[{fmt_value(min(sign * pc.ci_low, sign * pc.ci_high), digits)}, "
                          f"{fmt_value(max(sign * pc.ci_low, sign * pc.ci_high), digits)}], p = {fmt_p(pc.p_value)}, "

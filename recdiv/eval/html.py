@@ -2,8 +2,9 @@
 
 Charts are drawn in the browser by plotly.js, **embedded in the page** (read from the installed ``plotly``
 package), so a report opens offline and fetches nothing: no CDN, fonts or images from the network. Plotly draws
-SVG sized to its container (legible at any width), shows exact values and confidence intervals on hover and hides
-or shows a series when its legend entry is clicked. Why plotly.js: a well-kept library shipped inside a PyPI
+SVG sized to its container (legible at any width), shows exact values and confidence intervals on hover, hides
+or shows a series when its legend entry is clicked, zooms on a dragged box and resets on a double click (no tool
+bar: it would cover long titles). Why plotly.js: a well-kept library shipped inside a PyPI
 package (no JavaScript build or vendored files), vector output, and hover/legend interaction without code of ours;
 the cost is about 4.8 MB of script per report.
 """
@@ -38,6 +39,7 @@ sup.up{color:#1a7f37}sup.down{color:#c0392b}sup.sig{color:#1f5fa0}
 .chart{width:100%;min-width:0;border:1px solid #eee}
 details{margin:.6em 0}summary{cursor:pointer;color:#1f5fa0}
 label.toggle{font-size:.85rem;color:#444}
+pre{max-width:100%;overflow-x:auto}
 """
 
 _TOGGLE = ("<label class='toggle'><input type='checkbox' checked "
@@ -83,7 +85,7 @@ class Page:
         label = html.escape(chart.title or "chart")
         return (f"<div class='chart' id='{cid}' role='img' aria-label='{label}' style='height:{chart.height}px'>"
                 f"</div><script>(function(){{var s={payload};Plotly.newPlot('{cid}',s.data,s.layout,"
-                "{responsive:true,displaylogo:false,modeBarButtonsToRemove:['select2d','lasso2d']});})();</script>")
+                "{responsive:true,displayModeBar:false});})();</script>")
 
     def charts(self, charts: list[Chart], kind: str = "") -> Page:
         """A responsive grid of charts (two columns on wide windows); `kind` is an extra CSS class."""

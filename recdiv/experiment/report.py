@@ -410,7 +410,8 @@ def build_report(out: str | Path) -> Report:
         if trade:
             page.heading("Accuracy–diversity trade-off", 3)
             page.note("Each line is one diversifier over its parameter grid; stars are the undiversified lists. "
-                      "Hover for exact values and confidence intervals; click a legend entry to hide or show it.")
+                      "Hover for exact values and confidence intervals; click a legend entry to hide or show it; drag "
+                      "to zoom, double-click to reset.")
             page.charts(trade, "tradeoff")
         if means:
             page.heading(f"Means with {round(config.report.confidence * 100)}% confidence intervals", 3)
