@@ -12,17 +12,19 @@ import itertools
 import json
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
+from recdiv.config import Config, key_path
 from recdiv.errors import ConfigError
 
 Scalar = bool | int | float | str
 
 
-class _Config(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class _Config(Config):
+    """The experiment's tables are `recdiv.config.Config`s like every component config: unknown keys are errors,
+    values are not coerced (`n = "30"` is not a number), instances are immutable."""
 
 
 class DatasetConfig(_Config):
@@ -276,7 +278,7 @@ class StatisticsConfig(_Config):
 class ReportConfig(_Config):
     """Report contents: trade-off plots (accuracy measure, diversity measure) and the bar-chart intervals."""
 
-    tradeoff: list[tuple[str, str]] = Field(default_factory=list)
+    tradeoff: list[Annotated[tuple[str, str], Field(strict=False)]] = Field(default_factory=list)  # TOML: arrays
     groups: list[str] = Field(default_factory=list, description="user groups: profile-size[:q], popularity[:q], or "
                                                                 "a user<TAB>group file (recdiv.eval.groups)")
     confidence: float = Field(0.95, gt=0, lt=1)
@@ -411,18 +413,6 @@ def _ref_error(where: str, value: str, what: str, known: set[str]) -> ValueError
     return _RefError(f"{where}: no {what} named {value!r} (known: {names})")
 
 
-def _loc(loc: tuple) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif str(part).startswith(("function-", "tagged-union")):
-            continue
-        else:
-            out += ("." if out else "") + str(part)
-    return out
-
-
 def validate(data: dict[str, Any], source: str = "<experiment>") -> ExperimentConfig:
     """An `ExperimentConfig` from a parsed TOML/JSON mapping; errors name `source` and the key path."""
     try:
@@ -431,7 +421,7 @@ def validate(data: dict[str, Any], source: str = "<experiment>") -> ExperimentCo
         lines = []
         for err in e.errors():
             msg = err["msg"].removeprefix("Value error, ")
-            where = _loc(err["loc"])
+            where = key_path(err["loc"])
             if err["type"] == "extra_forbidden":
                 msg = "unknown key"
             elif err["type"] == "missing":
