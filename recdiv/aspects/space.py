@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 import scipy.sparse as sp
 
 from recdiv.data.interactions import Attribute, Interactions, build_csr
 from recdiv.data.vocab import Vocab
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 UserWeighting = Literal["count", "rating", "fractional"]
 

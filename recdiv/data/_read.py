@@ -247,6 +247,22 @@ def _check_header(header: str | None, names: list[str], sep: str | None, quoted:
         raise DataError(f"expected the header {shown!r} in {what}, found {first!r}", path, 1)
 
 
+def _fixed(chunks, part, dtype) -> np.ndarray:
+    """The values of fixed-width pyarrow arrays (no nulls), concatenated: read from their buffers directly
+    (pyarrow's `to_numpy` imports pandas when it is installed)."""
+    size = np.dtype(dtype).itemsize
+    arrays = [np.frombuffer(part(c).buffers()[1], dtype=dtype, count=len(c), offset=part(c).offset * size)
+              for c in chunks]
+    return np.concatenate(arrays) if arrays else np.zeros(0, dtype=dtype)
+
+
+def _text(array) -> np.ndarray:
+    """A pyarrow string array as an object array of str. Through Python lists: pyarrow's own conversion would
+    import pandas (a second of start-up for `recdiv eval`); these arrays are the distinct ids, or the
+    dictionary of a column."""
+    return np.array(array.to_pylist(), dtype=object)
+
+
 def _bad_label(labels: np.ndarray, name: str) -> tuple[int, str] | None:
     """(index, problem) of the first label that is empty or holds a control character; None if all are fine."""
     if len(labels) == 0:
@@ -281,8 +297,8 @@ def _ids(table, name: str, lineno: np.ndarray, path: Path) -> Codes:
     col = table.column(name).unify_dictionaries()
     chunks = col.chunks
     if chunks:
-        labels = chunks[0].dictionary.to_numpy(zero_copy_only=False)
-        codes = np.concatenate([c.indices.to_numpy() for c in chunks]).astype(np.int32, copy=False)
+        labels = _text(chunks[0].dictionary)
+        codes = _fixed(chunks, lambda c: c.indices, np.int32)
     else:
         labels, codes = np.array([], dtype=object), np.array([], dtype=np.int32)
     bad = _bad_label(labels, name)
@@ -317,7 +333,7 @@ def _has_empty(table, columns: list[Column], whitespace: bool) -> bool:
         if kind in ("id", "str") or (kind == "skip" and whitespace):
             col = table.column(name)
             if pa.types.is_dictionary(col.type):
-                if any(len(c.dictionary) and (c.dictionary.to_numpy(zero_copy_only=False) == "").any()
+                if any(len(c.dictionary) and (_text(c.dictionary) == "").any()
                        for c in col.chunks):
                     return True
             elif (col.to_numpy(zero_copy_only=False) == "").any():
@@ -354,7 +370,7 @@ def _convert(table, columns: list[Column], lineno: np.ndarray, path: Path) -> di
         if kind == "id":
             out[name] = _ids(table, name, lineno, path)
         elif kind in ("int", "float"):
-            out[name] = _numbers(table.column(name).to_numpy(), name, kind, lineno, path)
+            out[name] = _numbers(_fixed(table.column(name).chunks, lambda c: c, np.float64), name, kind, lineno, path)
         else:
             values = table.column(name).to_numpy(zero_copy_only=False)
             if kind == "str":

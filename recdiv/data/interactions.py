@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 import scipy.sparse as sp
 
 from recdiv.data.vocab import Vocab
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 Kind = Literal["explicit", "implicit"]
 
@@ -128,6 +130,8 @@ class Interactions:
 
     def to_frame(self, external: bool = True) -> pd.DataFrame:
         """Columns user, item, value[, timestamp]; external ids unless `external=False`."""
+        import pandas as pd
+
         u, i = self.user_index, self.item_index
         frame = pd.DataFrame(
             {
