@@ -293,8 +293,8 @@ def check_ids(values: np.ndarray, name: str, source) -> None:
         raise DataError(bad[1], path, None if lineno is None else int(lineno[row]))
 
 
-def _ids(table, name: str, lineno: np.ndarray, path: Path) -> Codes:
-    col = table.column(name).unify_dictionaries()
+def _ids(col, name: str, lineno: np.ndarray, path: Path) -> Codes:
+    col = col.unify_dictionaries()
     chunks = col.chunks
     if chunks:
         labels = _text(chunks[0].dictionary)
@@ -360,24 +360,27 @@ def _parse_regular(raw: bytes, layouts: Layouts, delim: bytes, quoted: bool, whi
     return table, columns
 
 
-def _convert(table, columns: list[Column], lineno: np.ndarray, path: Path) -> dict[str, np.ndarray | Codes]:
-    """The parsed columns as numpy arrays (ids as Codes), checked: numbers finite (and whole for "int"), ids
-    printable, required text non-empty."""
+def _convert(arrays: dict, columns: list[Column], lineno: np.ndarray, path: Path) -> dict[str, np.ndarray | Codes]:
+    """The parsed columns (pyarrow, taken out of `arrays` one by one so that each is freed once converted) as
+    numpy arrays (ids as Codes), checked: numbers finite (and whole for "int"), ids printable, required text
+    non-empty."""
     out: dict[str, np.ndarray | Codes] = {}
     for name, kind in columns:
         if kind == "skip":
             continue
+        col = arrays.pop(name)
         if kind == "id":
-            out[name] = _ids(table, name, lineno, path)
+            out[name] = _ids(col, name, lineno, path)
         elif kind in ("int", "float"):
-            out[name] = _numbers(_fixed(table.column(name).chunks, lambda c: c, np.float64), name, kind, lineno, path)
+            out[name] = _numbers(_fixed(col.chunks, lambda c: c, np.float64), name, kind, lineno, path)
         else:
-            values = table.column(name).to_numpy(zero_copy_only=False)
+            values = col.to_numpy(zero_copy_only=False)
             if kind == "str":
                 empty = values == ""
                 if empty.any():
                     raise DataError(f"{name} is empty", path, int(lineno[int(np.flatnonzero(empty)[0])]))
             out[name] = values
+        del col
     return out
 
 
@@ -425,6 +428,7 @@ def parse_table(
         _check_header(head, [n for n, _ in layouts[max(layouts)]], sep, quoted, path, what)
     whitespace = sep is None
     delim = regular_lines(raw, comments=comments, whitespace=whitespace)
+    lines = None
     regular = None if delim is None else _parse_regular(raw, layouts, sep.encode() if sep else delim, quoted,
                                                          whitespace)
     if regular is not None:
@@ -449,7 +453,11 @@ def parse_table(
                             quoted=quoted, first_line=first_line) from None
         if table.num_rows != len(lineno):  # the line model and the parser disagree: a bug, not bad data
             raise AssertionError(f"{path}: {table.num_rows} rows parsed from {len(lineno)} data lines")
-    return Table(str(path), _convert(table, columns, lineno, path), lineno)
+    arrays = {n: table.column(n) for n, k in columns if k != "skip"}
+    del table, regular, raw, lines  # the file's bytes and the parser's other columns are freed before converting
+    out = _convert(arrays, columns, lineno, path)
+    pa.default_memory_pool().release_unused()  # give the parser's memory back (its allocator keeps it otherwise)
+    return Table(str(path), out, lineno)
 
 
 def iter_tables(

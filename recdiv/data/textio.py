@@ -63,16 +63,21 @@ def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-
 
 # readers ------------------------------------------------------------------------------------------------------
 def first_duplicate(*keys: Codes | np.ndarray) -> int | None:
-    """Row of the first repeat (in file order) of the combined key, or None."""
+    """Row of the first repeat (in file order) of the combined key, or None. One sort of the keys; the rows are
+    located (a second, stable sort) only when there is a repeat."""
     key = np.zeros(len(keys[0]), dtype=np.int64)
     for k in keys:
         codes = k.codes if isinstance(k, Codes) else np.unique(k, return_inverse=True)[1]
         n = len(k.labels) if isinstance(k, Codes) else int(codes.max(initial=-1)) + 1
-        key = key * max(n, 1) + codes
+        key *= max(n, 1)
+        key += codes
+    sk = np.sort(key)
+    if not (sk[1:] == sk[:-1]).any():
+        return None
+    del sk
     order = np.argsort(key, kind="stable")
     sk = key[order]
-    repeat = sk[1:] == sk[:-1]
-    return int(order[1:][repeat].min()) if repeat.any() else None
+    return int(order[1:][sk[1:] == sk[:-1]].min())
 
 
 def check_duplicates(table: Table, keys: list[str], what: str) -> None:

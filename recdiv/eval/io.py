@@ -46,7 +46,8 @@ def run_names(paths: Sequence[str | Path]) -> list[str]:
 
 def _dense(col: Codes, vocab: Vocab) -> np.ndarray:
     """Dense indices in `vocab` of a dictionary-encoded id column: one lookup per distinct id."""
-    return vocab.lookup(col.labels)[col.codes]
+    index = vocab.lookup(col.labels)
+    return index.astype(np.int32 if len(vocab) < 2**31 else np.int64)[col.codes]
 
 
 def _rankings(table: Table, users: Vocab, items: Vocab) -> Rankings:
@@ -87,8 +88,12 @@ def load_inputs(
     tables = [t for t in (qt, *rts, tt, pt) if t is not None]
     users = Vocab.from_values(*(t["user"].labels for t in tables))
     items = Vocab.from_values(*(t["item"].labels for t in tables), *([at["item"].labels] if at is not None else []))
+    del tables
     qrels = Qrels.from_arrays(_dense(qt["user"], users), _dense(qt["item"], items), qt["grade"], users, items)
-    runs = {name: _rankings(t, users, items) for name, t in zip(run_names(run_paths), rts)}
+    del qt
+    runs = {}
+    for name in run_names(run_paths):  # each run's table is freed once its rankings are built
+        runs[name] = _rankings(rts.pop(0), users, items)
     context = EvalContext(threshold=threshold, population=population)  # type: ignore[arg-type]
     if tt is not None:
         context.train = Interactions.from_arrays(_dense(tt["user"], users), _dense(tt["item"], items), tt["value"],
