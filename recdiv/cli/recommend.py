@@ -57,7 +57,7 @@ def _load(args):
 
 def run_recommend(args: argparse.Namespace) -> int:
     from recdiv.algorithms.registry import RECOMMENDERS, make_recommender
-    from recdiv.data.textio import id_strings, write_trec_run
+    from recdiv.data.textio import id_strings, write_rankings
 
     params = dict(parse_param(t) for t in args.param)
     cls = RECOMMENDERS[args.algo]
@@ -80,7 +80,7 @@ def run_recommend(args: argparse.Namespace) -> int:
     model.fit(split.train, **side)
     users = np.flatnonzero(split.test.user_counts() > 0)
     rankings = model.recommend(users, args.n)
-    write_trec_run(rankings.to_frame(), args.output, tag=args.tag or args.algo)
+    write_rankings(rankings, args.output, tag=args.tag or args.algo)
     print(f"{args.algo}: {len(users)} test users, {int(rankings.lengths.sum())} recommendations "
           f"in {time.perf_counter() - t0:.1f}s -> {args.output}", file=sys.stderr)
     return 0

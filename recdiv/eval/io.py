@@ -12,12 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from recdiv.data._read import Codes, Table
-from recdiv.data.interactions import Interactions, build_csr
 from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
+from recdiv.data.tables import aspect_matrix, interactions_of, qrels_of, rankings_of, shared_vocab
 from recdiv.data.textio import parse_interactions_tsv, parse_item_aspects_tsv, parse_trec_qrels, parse_trec_run
 from recdiv.data.vocab import Vocab
 from recdiv.errors import ConfigError, DataError
@@ -42,20 +39,6 @@ def run_names(paths: Sequence[str | Path]) -> list[str]:
     """Run names: file stems, or the paths as given where two stems collide."""
     stems = [Path(p).stem for p in paths]
     return [s if stems.count(s) == 1 else str(p) for s, p in zip(stems, paths)]
-
-
-def _dense(col: Codes, vocab: Vocab) -> np.ndarray:
-    """Dense indices in `vocab` of a dictionary-encoded id column: one lookup per distinct id."""
-    index = vocab.lookup(col.labels)
-    return index.astype(np.int32 if len(vocab) < 2**31 else np.int64)[col.codes]
-
-
-def _rankings(table: Table, users: Vocab, items: Vocab) -> Rankings:
-    try:
-        return Rankings.from_arrays(_dense(table["user"], users), _dense(table["item"], items), table["score"], users,
-                                    items, order="score")
-    except ValueError as e:  # duplicates are caught by the reader; this is a last guard
-        raise DataError(str(e), table.path) from None
 
 
 def load_inputs(
@@ -86,27 +69,23 @@ def load_inputs(
     at = parse_item_aspects_tsv(aspects) if aspects is not None else None
     pt = parse_trec_run(previous) if previous is not None else None
     tables = [t for t in (qt, *rts, tt, pt) if t is not None]
-    users = Vocab.from_values(*(t["user"].labels for t in tables))
-    items = Vocab.from_values(*(t["item"].labels for t in tables), *([at["item"].labels] if at is not None else []))
+    users = shared_vocab(*(t["user"] for t in tables))
+    items = shared_vocab(*(t["item"] for t in tables), *([at["item"]] if at is not None else []))
     del tables
-    qrels = Qrels.from_arrays(_dense(qt["user"], users), _dense(qt["item"], items), qt["grade"], users, items)
+    qrels = qrels_of(qt, users, items)
     del qt
     runs = {}
     for name in run_names(run_paths):  # each run's table is freed once its rankings are built
-        runs[name] = _rankings(rts.pop(0), users, items)
+        runs[name] = rankings_of(rts.pop(0), users, items)
     context = EvalContext(threshold=threshold, population=population)  # type: ignore[arg-type]
     if tt is not None:
-        context.train = Interactions.from_arrays(_dense(tt["user"], users), _dense(tt["item"], items), tt["value"],
-                                                 users, items, timestamps=tt.columns.get("timestamp"))
+        context.train = interactions_of(tt, users, items)
     if at is not None:
         from recdiv.aspects.space import AspectSpace
 
-        names = Vocab.from_values(at["aspect"].labels)
-        m, _ = build_csr(_dense(at["item"], items), _dense(at["aspect"], names), at["weight"],
-                         (len(items), len(names)))
-        context.aspects = AspectSpace(items, names, m)
+        context.aspects = AspectSpace(items, *aspect_matrix(at, items))
     if pt is not None:
-        context.previous = _rankings(pt, users, items)
+        context.previous = rankings_of(pt, users, items)
     return EvalInputs(qrels, runs, context)
 
 

@@ -73,3 +73,25 @@ def test_recdiv_eval_does_not_import_pandas(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "0.500000" in out.stdout
+
+
+def test_write_rankings_equals_frame_writer(tmp_path):
+    scores = np.array([[0.1, 1 / 3, np.nan], [2.5, 1e-300, 7.0]])
+    items = np.array([[2, 0, -1], [1, 2, 0]])
+    r = Rankings(np.array([0, 2]), items, scores, Vocab(["u1", "u2", "u3"]), Vocab(["x", "y", 10]))
+    textio.write_rankings(r, tmp_path / "a", tag="sys")
+    textio.write_trec_run(r.to_frame(), tmp_path / "b", tag="sys")
+    assert (tmp_path / "a").read_bytes() == (tmp_path / "b").read_bytes()
+    assert (tmp_path / "a").read_text().splitlines()[0] == "u1 Q0 10 1 0.10000000000000001 sys"
+
+
+def test_rerank_names_the_line_of_an_unknown_candidate(tmp_path, capsys):
+    from recdiv.cli import main
+
+    (tmp_path / "run").write_text("u1 Q0 a 1 0.9 s\n# note\nu1 Q0 zz 2 0.8 s\n")
+    (tmp_path / "asp").write_text("a\tx\n")
+    rc = main(["rerank", str(tmp_path / "run"), "--method", "MMR", "--aspects", str(tmp_path / "asp"), "-o",
+               str(tmp_path / "out")])
+    assert rc == 2
+    assert f"{tmp_path / 'run'}:3: item 'zz' is in neither the aspect file" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
