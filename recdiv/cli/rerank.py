@@ -8,39 +8,17 @@ from __future__ import annotations
 
 import argparse
 
+from recdiv.cli.params import parse_params
 from recdiv.errors import ConfigError
 
 
-def _value(text: str):
-    low = text.lower()
-    if low in ("none", "null"):
-        return None
-    if low in ("true", "false"):
-        return low == "true"
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    return text
-
-
-def parse_params(pairs: list[str]) -> dict:
-    out = {}
-    for p in pairs:
-        key, sep, val = p.partition("=")
-        if not sep or not key:
-            raise ConfigError(f"--param expects key=value, got {p!r}")
-        out[key.strip()] = _value(val.strip())
-    return out
-
-
 def configure_rerank(p: argparse.ArgumentParser) -> None:
-    from recdiv.diversifiers.registry import RERANKERS
+    from recdiv.diversifiers.registry import RERANKERS  # the names for --help
 
     p.description, p.formatter_class = __doc__, argparse.RawDescriptionHelpFormatter
     p.add_argument("run", help="TREC run with the candidates (user Q0 item rank score tag)")
-    p.add_argument("--method", required=True, help=f"reranker: {', '.join(RERANKERS)}")
+    p.add_argument("--method", required=True,
+                   help=f"reranker: {', '.join(RERANKERS)} (any case and punctuation, e.g. IA-Select), or module:Class")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="reranker parameter, repeatable (e.g. lambda=0.5)")
     p.add_argument("--aspects", required=True, help="item-aspect TSV (item aspect [weight])")
@@ -52,6 +30,7 @@ def configure_rerank(p: argparse.ArgumentParser) -> None:
 
 
 def run_rerank(args) -> int:
+    # deferred: the readers and the rerankers (numba) load only when the command runs
     from recdiv.aspects.space import AspectSpace
     from recdiv.data.tables import aspect_matrix, dense, interactions_of, rankings_of, shared_vocab
     from recdiv.data.textio import parse_interactions_tsv, parse_item_aspects_tsv, parse_trec_run, write_rankings
@@ -61,6 +40,8 @@ def run_rerank(args) -> int:
     if args.k < 1:
         raise ConfigError("-k must be at least 1")
     reranker = make_reranker(args.method, **parse_params(args.param))
+    if "train" in reranker.NEEDS and not args.train:
+        raise ConfigError(f"{reranker.NAME} needs --train (user profiles or popularity)")
     run = parse_trec_run(args.run)
     asp = parse_item_aspects_tsv(args.aspects)
     train = parse_interactions_tsv(args.train) if args.train else None
@@ -70,9 +51,6 @@ def run_rerank(args) -> int:
     users = shared_vocab(run["user"], *([train["user"]] if train is not None else []))
     space = AspectSpace(items, *aspect_matrix(asp, items))
     inter = interactions_of(train, users, items) if train is not None else None
-    needs_train = args.method.lower() in ("iaselect", "xquad", "pm2", "calibrated", "ngd")
-    if needs_train and inter is None:
-        raise ConfigError(f"{args.method} needs --train (user profiles or popularity)")
     cands = rankings_of(run, users, items)
     out = reranker.rerank(cands, args.k, RerankContext(train=inter, aspects=space, seed=args.seed))
     write_rankings(out, args.output, tag=f"{reranker.NAME}")
