@@ -6,13 +6,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import scipy.sparse as sp
 
 from recdiv.data.interactions import Attribute, Interactions, build_csr
 from recdiv.data.vocab import Vocab
 
 if TYPE_CHECKING:
     import pandas as pd
+    import scipy.sparse as sp
 
 UserWeighting = Literal["count", "rating", "fractional"]
 
@@ -40,6 +40,8 @@ class AspectSpace:
 
     @classmethod
     def from_attribute(cls, attribute: Attribute, items: Vocab, name: str = "aspects") -> AspectSpace:
+        import scipy.sparse as sp
+
         return cls(items, attribute.names, sp.csr_matrix(attribute.matrix), name)
 
     @classmethod

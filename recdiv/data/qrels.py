@@ -2,31 +2,47 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from recdiv.data.interactions import Interactions, build_csr
+from recdiv.data.csr import CSRArrays, csr_arrays
 from recdiv.data.vocab import Vocab
 
 if TYPE_CHECKING:
     import pandas as pd
     import scipy.sparse as sp
 
+    from recdiv.data.interactions import Interactions
 
-@dataclass(frozen=True, eq=False)
+
 class Qrels:
     """Judged test items of every user with their grade (rating, or mapped play count).
 
     Unjudged items are absent. `relevant(threshold)` gives the binary relevance of METRICS.md §0
-    (relevant ⇔ grade ≥ τ, default τ = 4 on 1–5 scales).
+    (relevant ⇔ grade ≥ τ, default τ = 4 on 1–5 scales). `matrix` is a SciPy CSR matrix (users × items); qrels
+    read from files hold plain CSR arrays (`csr`) and build the SciPy matrix on first use.
     """
 
-    users: Vocab
-    items: Vocab
-    matrix: sp.csr_matrix
-    scale: tuple[float, float] | None = None
+    def __init__(self, users: Vocab, items: Vocab, matrix: sp.csr_matrix | CSRArrays,
+                 scale: tuple[float, float] | None = None):
+        self.users, self.items, self.scale = users, items, scale
+        self._arrays = matrix if isinstance(matrix, CSRArrays) else None
+        self._matrix = None if isinstance(matrix, CSRArrays) else matrix
+
+    @property
+    def matrix(self) -> sp.csr_matrix:
+        if self._matrix is None:
+            self._matrix = self._arrays.to_scipy()
+        return self._matrix
+
+    @property
+    def csr(self) -> CSRArrays | sp.csr_matrix:
+        """The judgments as CSR (indptr, indices, data, shape), without building a SciPy matrix if there is none."""
+        return self._arrays if self._arrays is not None else self._matrix
+
+    def __repr__(self) -> str:
+        return f"Qrels({len(self.users)} users, {len(self.items)} items, {self.csr.nnz} judgments)"
 
     @classmethod
     def from_interactions(cls, test: Interactions) -> Qrels:
@@ -44,7 +60,7 @@ class Qrels:
     def from_arrays(cls, user_index: np.ndarray, item_index: np.ndarray, grades: np.ndarray, users: Vocab,
                     items: Vocab) -> Qrels:
         """From dense-index coordinate arrays (a repeated (user, item) raises ValueError)."""
-        m, _ = build_csr(user_index, item_index, np.asarray(grades, dtype=np.float64), (len(users), len(items)))
+        m, _ = csr_arrays(user_index, item_index, np.asarray(grades, dtype=np.float64), (len(users), len(items)))
         return cls(users, items, m)
 
     def to_frame(self) -> pd.DataFrame:
@@ -64,12 +80,12 @@ class Qrels:
 
     def n_relevant(self, threshold: float = 4) -> np.ndarray:
         """|Rel_u| for every user of the vocabulary."""
-        m = self.matrix
+        m = self.csr
         rows = np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))
         return np.bincount(rows[m.data >= threshold], minlength=m.shape[0]).astype(np.int64)
 
     def n_judged(self) -> np.ndarray:
-        return np.diff(self.matrix.indptr)
+        return np.diff(self.csr.indptr)
 
     def population(self, threshold: float = 4, which: str = "relevant") -> np.ndarray:
         """Dense indices of the evaluated users (METRICS.md §0.2): `relevant` (|Rel_u| ≥ 1) or `judged`."""
@@ -78,10 +94,10 @@ class Qrels:
 
     def lookup(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:
         """Grades at (users[r], items[r, c]) for an (n, k) item array; NaN where unjudged or padding (-1)."""
-        return lookup_csr(self.matrix, users, items)
+        return lookup_csr(self.csr, users, items)
 
 
-def lookup_csr(m: sp.csr_matrix, users: np.ndarray, items: np.ndarray) -> np.ndarray:
+def lookup_csr(m: sp.csr_matrix | CSRArrays, users: np.ndarray, items: np.ndarray) -> np.ndarray:
     """Values of CSR `m` at (users[r], items[r, c]); NaN where absent or item < 0 (or out of range).
 
     One binary search per cell among the stored (row, column) keys, which a CSR with sorted indices holds in

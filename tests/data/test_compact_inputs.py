@@ -64,12 +64,14 @@ def test_load_inputs_equals_dataframe_route(tmp_path):
     assert items.id_of(run.items[0]).tolist() == ["i7", "i3"]  # score tie: item id in descending string order
 
 
-def test_recdiv_eval_does_not_import_pandas(tmp_path):
+def test_recdiv_eval_of_accuracy_measures_imports_no_pandas_scipy_or_numba(tmp_path):
     (tmp_path / "q").write_text("u1 0 a 4\nu2 0 b 5\n")
     (tmp_path / "r").write_text("u1 Q0 a 1 0.5 t\nu2 Q0 c 1 0.5 t\n")
     code = ("import sys; from recdiv.cli import main; "
-            f"rc = main(['eval', {str(tmp_path / 'q')!r}, {str(tmp_path / 'r')!r}, '-m', 'P@1']); "
-            "assert rc == 0; assert 'pandas' not in sys.modules, 'pandas imported'")
+            f"rc = main(['eval', {str(tmp_path / 'q')!r}, {str(tmp_path / 'r')!r}, '-m', 'P@1', 'nDCG@2', 'AP', "
+            "'RR']); "
+            "assert rc == 0; heavy = sorted(m for m in ('pandas', 'scipy', 'numba') if m in sys.modules); "
+            "assert not heavy, heavy")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "0.500000" in out.stdout
