@@ -52,6 +52,9 @@ def run_rerank(args) -> int:
     space = AspectSpace(items, *aspect_matrix(asp, items))
     inter = interactions_of(train, users, items) if train is not None else None
     cands = rankings_of(run, users, items)
-    out = reranker.rerank(cands, args.k, RerankContext(train=inter, aspects=space, seed=args.seed))
+    from recdiv.progress import Progress
+
+    with Progress(f"rerank {reranker.NAME}", len(cands.users)):
+        out = reranker.rerank(cands, args.k, RerankContext(train=inter, aspects=space, seed=args.seed))
     write_rankings(out, args.output, tag=f"{reranker.NAME}")
     return 0
