@@ -16,6 +16,13 @@ if TYPE_CHECKING:
     from recdiv.data.interactions import Interactions
 
 
+def is_relevant(grades, threshold: float) -> np.ndarray:
+    """The binary relevance rule of METRICS.md §0, written once: relevant ⇔ grade ≥ τ; unjudged items (NaN
+    grades) are not relevant. (The compiled kernels apply the same comparison to judged grades.)"""
+    with np.errstate(invalid="ignore"):
+        return np.asarray(grades) >= threshold
+
+
 class Qrels:
     """Judged test items of every user with their grade (rating, or mapped play count).
 
@@ -74,7 +81,7 @@ class Qrels:
     def relevant(self, threshold: float = 4) -> sp.csr_matrix:
         """Boolean CSR of relevant (grade ≥ threshold) judgments."""
         m = self.matrix.copy()
-        m.data = (m.data >= threshold).astype(np.float64)
+        m.data = is_relevant(m.data, threshold).astype(np.float64)
         m.eliminate_zeros()
         return m
 
@@ -82,7 +89,7 @@ class Qrels:
         """|Rel_u| for every user of the vocabulary."""
         m = self.csr
         rows = np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))
-        return np.bincount(rows[m.data >= threshold], minlength=m.shape[0]).astype(np.int64)
+        return np.bincount(rows[is_relevant(m.data, threshold)], minlength=m.shape[0]).astype(np.int64)
 
     def n_judged(self) -> np.ndarray:
         return np.diff(self.csr.indptr)

@@ -18,7 +18,7 @@ from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
 from recdiv.errors import ConfigError
 from recdiv.eval.catalog import parse_measure, parse_measures
-from recdiv.eval.context import EvalContext
+from recdiv.eval.context import EvalContext, RunView
 from recdiv.eval.measure import Measure, PairwiseMeasure
 
 if TYPE_CHECKING:  # pandas and scipy load where they are used: `recdiv eval` needs neither
@@ -117,7 +117,7 @@ def evaluate(
         for m in ms:
             if m.KIND == "per-user":
                 v = per_user[name][str(m)] = m.per_user(run, qrels, context)
-                values[name][str(m)] = float(m.aggregate(v, context.view(run, qrels)))
+                values[name][str(m)] = float(m.aggregate(v, RunView.of(context, run, qrels)))
             else:
                 values[name][str(m)] = float(m.value(run, qrels, context))
     return Evaluation(tuple(ms), tuple(runs), np.asarray(users), per_user, values, float(context.threshold),

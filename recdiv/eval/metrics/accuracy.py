@@ -7,33 +7,35 @@ users of the evaluated population without a list score 0; lists shorter than K a
 items (P@K divides by K).
 
 Every measure works on the arrays of a `RunView` (rel, grades, cumulative sums) — one row per user, one
-column per rank position; the arrays shared by several measures are computed once per view (`_memo`).
+column per rank position; the arrays shared by several measures are computed once per view (`RunView.memo`).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from recdiv.errors import ConfigError
+from recdiv.eval.context import RunView
 from recdiv.eval.measure import Param, PerUserMeasure, SystemMeasure, register
+from recdiv.eval.params import POSITION_DISC
+from recdiv.models.discount import Discount, ExponentialDiscount, HalfLifeDiscount, JKDiscount, parse_discount
+from recdiv.models.gain import GAINS, gain_values
 
 if TYPE_CHECKING:
     from recdiv.data.qrels import Qrels
     from recdiv.data.rankings import Rankings
-    from recdiv.eval.context import EvalContext, RunView
+    from recdiv.eval.context import EvalContext
 
 INFAP_EPSILON = 1e-5  # trec_eval m_infap.c
 
 
 # shared per-view arrays ----------------------------------------------------------------------------
 def _memo(view: RunView, key, fn):
-    """Compute `fn()` once per view (the shared arrays of several measures)."""
-    store = view.__dict__.setdefault("_accuracy_memo", {})
-    if key not in store:
-        store[key] = fn()
-    return store[key]
+    """Compute `fn()` once per view (the shared arrays of several measures; `RunView.memo`)."""
+    return view.memo(("accuracy", key), fn)
 
 
 def _width(view: RunView, cutoff: int | None) -> int:
@@ -88,37 +90,22 @@ def _ranks(k: int) -> np.ndarray:
     return np.arange(1, k + 1, dtype=np.float64)
 
 
-# gain and discount models --------------------------------------------------------------------------
-GAINS = ("rating", "binary", "exp", "ranksys")
+# DCG-like sums (gains: recdiv.models.gain; discounts: recdiv.models.discount) ---------------------------
+def _rank_factors(discount: Discount, n: int) -> tuple[np.ndarray, bool]:
+    """(factors, divide) for ranks 1..n: the discount's divisors (log, jk, half-life: trec_eval divides), else
+    its multiplicative weights."""
+    div = discount.divisors(n)
+    return (div, True) if div is not None else (discount.positions(n), False)
 
 
-def log_divisor(n: int, disc: str = "log", b: float = 2.0) -> np.ndarray:
-    """Divisors 1/D(k) for k = 1..n: `log` log2(k+1) (trec_eval); `jk` 1 for k ≤ b else log_b(k) (lecture)."""
-    k = _ranks(n)
-    if disc == "log":
-        return np.log2(k + 1.0)
-    return np.where(k <= b, 1.0, np.log(np.maximum(k, 1.0)) / np.log(b))
+def _discounted(terms: np.ndarray, factor: np.ndarray, divide: bool) -> np.ndarray:
+    """terms / factor (the divisor models, as trec_eval divides) or terms · factor."""
+    return terms / factor if divide else terms * factor
 
 
-def _gains(g: np.ndarray, gain: str, tau: float, d: float = 0.0) -> np.ndarray:
-    """Gain of judged grades (METRICS.md §A.4 table): rating max(g, 0); binary [g ≥ τ]; exp 2^g − 1 and
-    ranksys 2^(g−τ+1) − 1 for g ≥ τ (else 0); halflife max(g − d, 0)."""
-    if gain == "rating":
-        return np.where(g > 0, g, 0.0)
-    if gain == "halflife":
-        return np.where(g > d, g - d, 0.0)
-    if gain == "binary":
-        value = np.ones_like(g)
-    elif gain == "exp":
-        value = 2.0**g - 1.0
-    else:
-        value = 2.0 ** (g - tau + 1.0) - 1.0
-    return np.where(g < tau, 0.0, value)
-
-
-def ideal_sums(view: RunView, gain: str, cutoff: int | None, divisor_fn, d: float = 0.0) -> np.ndarray:
+def ideal_sums(view: RunView, gain: str, cutoff: int | None, discount: Discount, d: float = 0.0) -> np.ndarray:
     """Ideal DCG-like sum per evaluated user from all judged test items (retrieved or not), cut at K:
-    Σ_{j < K} G*_j / divisor[j] over the user's positive gains sorted descending (gains grow with the grade, so
+    Σ_{j < K} G*_j·D(j) over the user's positive gains sorted descending (gains grow with the grade, so
     the grades are sorted), added in that order."""
     m = view.qrels.csr
     users = view.users
@@ -128,7 +115,7 @@ def ideal_sums(view: RunView, gain: str, cutoff: int | None, divisor_fn, d: floa
     row = np.repeat(np.arange(len(users)), counts)
     at = np.arange(len(row)) - np.repeat(np.cumsum(counts) - counts, counts) + np.repeat(m.indptr[users], counts)
     grades = m.data[at].astype(np.float64)
-    gains = _gains(grades, gain, float(view.threshold), float(d))
+    gains = gain_values(gain, grades, float(view.threshold), float(d))
     keep = gains > 0
     row, grades, gains = row[keep], grades[keep], gains[keep]
     order = np.lexsort((-grades, row))
@@ -137,7 +124,8 @@ def ideal_sums(view: RunView, gain: str, cutoff: int | None, divisor_fn, d: floa
     pos = np.arange(len(row)) - np.repeat(np.cumsum(kept) - kept, kept)
     inside = pos < limit
     row, gains, pos = row[inside], gains[inside], pos[inside]
-    terms = gains / divisor_fn(max(limit, 1))[pos]
+    factor, divide = _rank_factors(discount, max(limit, 1))
+    terms = _discounted(gains, factor[pos], divide)
     total = np.zeros(len(users))
     by_rank = np.argsort(pos, kind="stable")  # rank by rank, each user once per rank: trec_eval's order
     bounds = np.searchsorted(pos[by_rank], np.arange(limit + 1))
@@ -147,21 +135,22 @@ def ideal_sums(view: RunView, gain: str, cutoff: int | None, divisor_fn, d: floa
     return total
 
 
-def _ideal(view: RunView, gain: str, divisor_name: tuple, cutoff: int | None, divisor_fn) -> np.ndarray:
-    return _memo(view, ("ideal", gain, divisor_name, cutoff), lambda: ideal_sums(view, gain, cutoff, divisor_fn))
+def _ideal(view: RunView, gain: str, discount: Discount, cutoff: int | None) -> np.ndarray:
+    return _memo(view, ("ideal", gain, discount.spec, cutoff), lambda: ideal_sums(view, gain, cutoff, discount))
 
 
-def _dcg(view: RunView, gain: str, divisor_name: tuple, cutoff: int | None, divisor_fn) -> np.ndarray:
+def _dcg(view: RunView, gain: str, discount: Discount, cutoff: int | None) -> np.ndarray:
     """DCG-like sum of the run within the cutoff (unjudged items gain nothing), added rank by rank."""
     w = _width(view, cutoff)
 
     def compute():
         g = view.grades[:, :w]
         judged = ~np.isnan(g)
-        terms = np.where(judged, _gains(np.where(judged, g, 0.0), gain, float(view.threshold)), 0.0)
-        return _rank_order_sum(terms / divisor_fn(max(w, 1))[:w])
+        terms = np.where(judged, gain_values(gain, np.where(judged, g, 0.0), float(view.threshold)), 0.0)
+        factor, divide = _rank_factors(discount, max(w, 1))
+        return _rank_order_sum(_discounted(terms, factor[:w], divide))
 
-    return _memo(view, ("dcg", gain, divisor_name, w), compute)
+    return _memo(view, ("dcg", gain, discount.spec, w), compute)
 
 
 # measures ------------------------------------------------------------------------------------------
@@ -253,21 +242,21 @@ class _DCGBase(PerUserMeasure):
     PARAMS = (
         Param("gain", str, "rating", "gain G of a judged grade g: g, [g ≥ τ], 2^g − 1 (g ≥ τ), 2^(g−τ+1) − 1 (g ≥ τ)",
               choices=GAINS),
-        Param("disc", str, "log", "discount D(k): 1/log2(k+1) (trec_eval), or jk: 1 for k ≤ b, else 1/log_b k",
-              choices=("log", "jk")),
+        replace(POSITION_DISC, default="log", description="rank discount D(k): log (1/log2(k+1), trec_eval), "
+                "jk (1 for k ≤ b, else 1/log_b k), or any position discount: recip, exp<p>, halflife<α>, none"),
         Param("b", float, 2.0, "log base of disc=jk", low=1.0, low_open=True),
     )
 
     def validate(self) -> None:
-        if self.disc == "log" and self.b != 2.0:
-            raise ConfigError(f"{self.NAME}: b is the log base of disc=jk; it has no effect with disc=log")
+        if self.disc != "jk" and self.b != 2.0:
+            raise ConfigError(f"{self.NAME}: b is the log base of disc=jk; it has no effect with disc={self.disc}")
 
-    def _divisor(self):
-        return (self.disc, self.b), (lambda n: log_divisor(n, self.disc, self.b))
+    @property
+    def discount(self) -> Discount:
+        return JKDiscount(self.b) if self.disc == "jk" else parse_discount(self.disc)
 
     def _dcg(self, view):
-        key, fn = self._divisor()
-        return _dcg(view, self.gain, key, self.cutoff, fn)
+        return _dcg(view, self.gain, self.discount, self.cutoff)
 
 
 @register
@@ -302,8 +291,7 @@ class NDCG(_DCGBase):
     SECTION = "A.4"
 
     def compute(self, view):
-        key, fn = self._divisor()
-        return _safe_div(self._dcg(view), _ideal(view, self.gain, key, self.cutoff, fn))
+        return _safe_div(self._dcg(view), _ideal(view, self.gain, self.discount, self.cutoff))
 
 
 @register
@@ -440,7 +428,7 @@ class RBP(PerUserMeasure):
             g = view.rel[:, :w].astype(np.float64)
         else:
             g = np.nan_to_num(view.grades[:, :w], nan=0.0).clip(min=0.0) / view.max_grade
-        return (1.0 - self.p) * (g @ self.p ** np.arange(w, dtype=np.float64))
+        return (1.0 - self.p) * (g @ ExponentialDiscount(self.p).positions(w))
 
 
 @register
@@ -473,15 +461,13 @@ class _HalfLife:
               Param("alpha", float, 5.0, "half-life rank: the rank with a 50 % chance of being viewed", low=1.0,
                     low_open=True))
 
-    def _divisor(self, n: int) -> np.ndarray:
-        return np.exp2((_ranks(n) - 1.0) / (self.alpha - 1.0))
-
     def _sums(self, view) -> tuple[np.ndarray, np.ndarray]:
         """(HL(u, R), HL_max(u)) for the evaluated users."""
         w = _width(view, self.cutoff)
+        discount = HalfLifeDiscount(self.alpha)
         g = np.maximum(np.nan_to_num(view.grades[:, :w], nan=self.d) - self.d, 0.0)
-        hl = (g / self._divisor(w)).sum(axis=1)
-        hl_max = ideal_sums(view, "halflife", self.cutoff, self._divisor, self.d)
+        hl = (g / discount.divisors(w)).sum(axis=1)
+        hl_max = ideal_sums(view, "halflife", self.cutoff, discount, self.d)
         return hl, hl_max
 
 
@@ -516,7 +502,7 @@ class HLUBreese(_HalfLife, SystemMeasure):
     SECTION = "A.11"
 
     def system_value(self, rankings: Rankings, qrels: Qrels, context: EvalContext) -> float:
-        view = context.view(rankings, qrels)
+        view = RunView.of(context, rankings, qrels)
         hl, hl_max = self._sums(view)
         total = float(hl_max.sum())
         return 100.0 * float(hl.sum()) / total if total > 0 else 0.0
