@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 from pydantic import Field
 
 from recdiv.algorithms._lenskit import lenskit_score_users, to_lenskit
 from recdiv.algorithms.base import Recommender, RecommenderConfig, binary
+from recdiv.algorithms.knn_kernels import item_knn_dense_scores, item_knn_scores, user_knn_scores
 from recdiv.data.interactions import Interactions
 from recdiv.errors import ConfigError
 
@@ -141,10 +141,11 @@ class UserKNN(_KNN):
         sims = np.asarray((self.unit_[users] @ self.unit_t_).todense())
         sims[np.arange(len(users)), users] = 0.0  # a user is not its own neighbour
         v = self.values_
-        return _user_knn_kernel(
-            sims, v.indptr.astype(np.int64), v.indices.astype(np.int64), v.data, self.n_items,
-            c.k, c.min_nbrs, c.min_sim, self.explicit_, self.user_means_[users],
-        )
+        out = np.empty((len(users), self.n_items))
+        user_knn_scores(len(users), sims, v.indptr.astype(np.int64), v.indices.astype(np.int64), v.data,
+                        self.n_items, c.k, c.min_nbrs, c.min_sim, self.explicit_, self.user_means_[users], out,
+                        work=out.size)
+        return out
 
 
 class ItemKNN(_KNN):
@@ -196,16 +197,17 @@ class ItemKNN(_KNN):
             return lenskit_score_users(self.lk_scorer_, users, self.n_items, history=self.lk_data_)
         c = self.config
         v, st = self.values_, self.sims_
+        users = np.asarray(users, dtype=np.int64)
+        out = np.empty((len(users), self.n_items))
+        rated = (v.indptr.astype(np.int64), v.indices.astype(np.int64), v.data)
         if self.sims_dense_ is not None:
-            return _item_knn_dense_kernel(
-                np.asarray(users, dtype=np.int64), v.indptr.astype(np.int64), v.indices.astype(np.int64), v.data,
-                self.sims_dense_, c.k, c.min_nbrs, self.explicit_, self.item_means_,
-            )
-        return _item_knn_kernel(
-            np.asarray(users, dtype=np.int64), v.indptr.astype(np.int64), v.indices.astype(np.int64), v.data,
-            st.indptr.astype(np.int64), st.indices.astype(np.int64), st.data, self.n_items,
-            c.k, c.min_nbrs, self.explicit_, self.item_means_,
-        )
+            item_knn_dense_scores(len(users), users, *rated, self.sims_dense_, c.k, c.min_nbrs, self.explicit_,
+                                  self.item_means_, out, work=out.size)
+        else:
+            item_knn_scores(len(users), users, *rated, st.indptr.astype(np.int64), st.indices.astype(np.int64),
+                            st.data, self.n_items, c.k, c.min_nbrs, self.explicit_, self.item_means_, out,
+                            work=out.size)
+        return out
 
 
 def _lk_cls(name: str):
@@ -221,180 +223,3 @@ def _keep_top_per_row(m: sp.csr_matrix, n: int) -> sp.csr_matrix:
     pos = np.arange(len(rows)) - np.repeat(m.indptr[:-1], np.diff(m.indptr))
     keep = order[pos < n]
     return sp.csr_matrix((m.data[keep], (rows[keep], m.indices[keep])), shape=m.shape)
-
-
-@numba.njit(parallel=True, cache=True)
-def _user_knn_kernel(sims, indptr, indices, vals, n_items, k, min_nbrs, min_sim, explicit, means):  # pragma: no cover
-    n = sims.shape[0]
-    out = np.empty((n, n_items))
-    for b in numba.prange(n):
-        s = sims[b]
-        cand = np.nonzero(s >= min_sim)[0]
-        order = cand[np.argsort(-s[cand], kind="mergesort")]
-        cnt = np.zeros(n_items, np.int64)
-        num = np.zeros(n_items)
-        den = np.zeros(n_items)
-        for v in order:  # most similar neighbours first: each item keeps its k best raters
-            sv = s[v]
-            for p in range(indptr[v], indptr[v + 1]):
-                j = indices[p]
-                if cnt[j] < k:
-                    cnt[j] += 1
-                    num[j] += sv * vals[p]
-                    den[j] += abs(sv)
-        for j in range(n_items):
-            if cnt[j] < min_nbrs:
-                out[b, j] = np.nan
-            elif explicit:
-                out[b, j] = num[j] / den[j] + means[b]
-            else:
-                out[b, j] = num[j]
-    return out
-
-
-@numba.njit(cache=True)
-def _sum_top(seg_s, seg_v, c, thr, k):  # pragma: no cover - compiled
-    """Σ s·v and Σ |s| over the k largest similarities of seg_s[:c] (thr = the k-th largest; among equal-to-thr
-    neighbours the earliest are taken), in input order; returns (numerator, denominator, neighbours taken)."""
-    tn = 0.0
-    td = 0.0
-    taken = 0
-    for e in range(c):
-        if seg_s[e] > thr:
-            tn += seg_s[e] * seg_v[e]
-            td += abs(seg_s[e])
-            taken += 1
-    for e in range(c):
-        if taken >= k:
-            break
-        if seg_s[e] == thr:
-            tn += seg_s[e] * seg_v[e]
-            td += abs(seg_s[e])
-            taken += 1
-    return tn, td, taken
-
-
-@numba.njit(parallel=True, cache=True)
-def _item_knn_kernel(users, u_ptr, u_idx, u_val, s_ptr, s_idx, s_val, n_items, k, min_nbrs, explicit,
-                     means):  # pragma: no cover
-    n = len(users)
-    out = np.empty((n, n_items))
-    for b in numba.prange(n):
-        u = users[b]
-        cnt = np.zeros(n_items, np.int64)
-        num = np.zeros(n_items)
-        den = np.zeros(n_items)
-        # pass 1: count candidate neighbours of every target and sum them all
-        for p in range(u_ptr[u], u_ptr[u + 1]):
-            j, rv = u_idx[p], u_val[p]
-            for q in range(s_ptr[j], s_ptr[j + 1]):
-                t = s_idx[q]
-                cnt[t] += 1
-                num[t] += s_val[q] * rv
-                den[t] += abs(s_val[q])
-        # pass 2: targets with more than k candidates keep only the k most similar
-        over = np.nonzero(cnt > k)[0]
-        if len(over) > 0:
-            slot = np.full(n_items, -1, np.int64)
-            start = np.zeros(len(over) + 1, np.int64)
-            for o in range(len(over)):
-                slot[over[o]] = o
-                start[o + 1] = start[o] + cnt[over[o]]
-            fill = start[:-1].copy()
-            bs = np.empty(start[-1])
-            bv = np.empty(start[-1])
-            for p in range(u_ptr[u], u_ptr[u + 1]):
-                j, rv = u_idx[p], u_val[p]
-                for q in range(s_ptr[j], s_ptr[j + 1]):
-                    o = slot[s_idx[q]]
-                    if o >= 0:
-                        bs[fill[o]] = s_val[q]
-                        bv[fill[o]] = rv
-                        fill[o] += 1
-            for o in range(len(over)):
-                a, z = start[o], start[o + 1]
-                seg_s = bs[a:z]
-                seg_v = bv[a:z]
-                thr = np.partition(seg_s, len(seg_s) - k)[len(seg_s) - k]  # k-th largest similarity
-                tn, td, _ = _sum_top(seg_s, seg_v, len(seg_s), thr, k)
-                t = over[o]
-                num[t] = tn
-                den[t] = td
-                cnt[t] = k
-        for t in range(n_items):
-            if cnt[t] < min_nbrs:
-                out[b, t] = np.nan
-            elif explicit:
-                out[b, t] = num[t] / den[t] + means[t]
-            else:
-                out[b, t] = num[t]
-    return out
-
-
-@numba.njit(parallel=True, cache=True)
-def _item_knn_dense_kernel(users, u_ptr, u_idx, u_val, sims, k, min_nbrs, explicit, means):  # pragma: no cover
-    """`_item_knn_kernel` over a dense similarity matrix (0 = not a neighbour): same neighbours, same summation
-    order (the user's rated items in CSR order; ties at the k-th similarity: first rated first), same results.
-    Targets are processed in tiles: the tile's columns of the rated items' rows are copied into a small buffer."""
-    n = len(users)
-    n_items = sims.shape[1]
-    tile = 64
-    out = np.empty((n, n_items))
-    for b in numba.prange(n):
-        u = users[b]
-        a = u_ptr[u]
-        r = u_ptr[u + 1] - a
-        buf = np.empty((tile, r))
-        seg_s = np.empty(r)
-        seg_v = np.empty(r)
-        top = np.empty(min(k, r) + 1)  # the k largest similarities seen so far, ascending
-        track = r > k and k <= 64  # small k: insertion into a sorted list; large k: np.partition
-        for t0 in range(0, n_items, tile):
-            t1 = min(n_items, t0 + tile)
-            for e in range(r):
-                row = sims[u_idx[a + e]]
-                for t in range(t0, t1):
-                    buf[t - t0, e] = row[t]
-            for t in range(t0, t1):
-                bt = buf[t - t0]
-                c = 0
-                for e in range(r):
-                    x = bt[e]
-                    if x != 0.0:
-                        seg_s[c] = x
-                        seg_v[c] = u_val[a + e]
-                        c += 1
-                        if not track:
-                            continue
-                        if c <= k:  # insertion into the sorted top list
-                            p = c - 1
-                            while p > 0 and top[p - 1] > x:
-                                top[p] = top[p - 1]
-                                p -= 1
-                            top[p] = x
-                        elif x > top[0]:  # replaces the smallest of the k kept
-                            p = 0
-                            while p + 1 < k and top[p + 1] < x:
-                                top[p] = top[p + 1]
-                                p += 1
-                            top[p] = x
-                tn = 0.0
-                td = 0.0
-                if c <= k:
-                    for e in range(c):
-                        tn += seg_s[e] * seg_v[e]
-                        td += abs(seg_s[e])
-                    taken = c
-                else:
-                    if track:
-                        thr = top[0]  # k-th largest similarity (with multiplicity)
-                    else:
-                        thr = np.partition(seg_s[:c], c - k)[c - k]
-                    tn, td, taken = _sum_top(seg_s, seg_v, c, thr, k)
-                if taken < min_nbrs:
-                    out[b, t] = np.nan
-                elif explicit:
-                    out[b, t] = tn / td + means[t]
-                else:
-                    out[b, t] = tn
-    return out

@@ -117,3 +117,29 @@ def test_item_knn_dense_path_equals_sparse_kernel(monkeypatch, kind, params):
     a, b = dense._score_block(users), sparse._score_block(users)
     assert np.isfinite(a).any()
     np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize(("name", "params", "dense"), [
+    ("user-knn", {"k": 5}, None), ("user-knn", {"k": 3, "feedback": "explicit"}, None),
+    ("item-knn", {"k": 4}, True), ("item-knn", {"k": 4, "feedback": "explicit"}, False),
+])
+def test_knn_serial_and_parallel_kernels_agree(monkeypatch, name, params, dense):
+    """The k-NN kernels (recdiv.algorithms.knn_kernels, one `per_user_kernel` each): serial and parallel versions
+    give bit-identical scores, whatever the number of users."""
+    import functools
+
+    import recdiv.algorithms.knn as knn
+    import recdiv.algorithms.knn_kernels as kernels
+
+    if dense is False:
+        monkeypatch.setattr(knn, "DENSE_MAX_CELLS", 0)
+    train = random_interactions(n_users=70, n_items=45, density=0.3, seed=5)
+    model = make_recommender(name, **params).fit(train)
+    assert dense is None or (model.sims_dense_ is not None) == dense
+    scores = {}
+    for parallel in (False, True):
+        for kernel in ("user_knn_scores", "item_knn_scores", "item_knn_dense_scores"):
+            monkeypatch.setattr(knn, kernel, functools.partial(getattr(kernels, kernel), parallel=parallel))
+        scores[parallel] = model._score_block(np.arange(train.n_users))
+    assert np.isfinite(scores[False]).any()
+    np.testing.assert_array_equal(scores[False], scores[True])
