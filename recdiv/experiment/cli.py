@@ -13,6 +13,9 @@ def register(subparsers) -> None:
                                           "→ per-user scores, summary tables and report.html.")
     p.add_argument("experiment", type=Path, metavar="EXPERIMENT.toml")
     p.add_argument("--resume", action="store_true", help="reuse finished artefacts in the output folder")
+    p.add_argument("--force", action="store_true",
+                   help="write into an output folder that holds another experiment's (or damaged) results or "
+                        "files that are not recdiv's")
     p.add_argument("--jobs", type=int, default=1, metavar="N", help="parallel worker processes (default 1)")
     p.add_argument("--backend", choices=["local", "ray"], default="local",
                    help="local processes (default) or Ray (needs the optional `ray` package)")
@@ -42,6 +45,8 @@ def _print_outcome(result, quiet: bool) -> None:
     rep = result.report
     if not quiet and rep is not None:
         print(rep.markdown)
+    for what in result.damaged:
+        print(f"recdiv: warning: damaged cache artefact {what}: recomputed", file=sys.stderr)
     done = ", ".join(f"{k} {v}" for k, v in sorted(result.computed.items())) or "nothing"
     reused = sum(result.cached.values())
     print(f"computed: {done}; reused {reused} cached artefacts; {result.seconds:.1f} s", file=sys.stderr)
@@ -54,7 +59,8 @@ def _run(args: argparse.Namespace) -> int:
     from recdiv.experiment.runner import run_experiment
 
     config = load_experiment(args.experiment)
-    result = run_experiment(config, args.out, resume=args.resume, jobs=args.jobs, backend=args.backend,
+    result = run_experiment(config, args.out, resume=args.resume, force=args.force, jobs=args.jobs,
+                            backend=args.backend,
                             progress=not args.quiet and sys.stderr.isatty())
     _print_outcome(result, args.quiet)
     return 0

@@ -48,7 +48,7 @@ def test_load_dataset_by_name_path_and_alias(data_root):
     h = load_dataset("lastfm-2k", data_root, min_tag_users=5)
     assert h.attributes["tags"].n_values == 312
     assert detect_format(data_root / "ml-latest-small") == "movielens-csv"
-    with pytest.raises(ConfigError, match="option not understood"):
+    with pytest.raises(ConfigError, match=r"unknown option 'min_tag_users' of the ml-100k loader"):
         load_dataset("ml-100k", data_root, min_tag_users=2)
 
 
