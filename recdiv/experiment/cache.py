@@ -23,6 +23,7 @@ import hashlib
 import io
 import json
 import os
+import tempfile
 import time
 import zipfile
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ import scipy.sparse as sp
 from recdiv.data.rankings import Rankings
 from recdiv.data.textio import atomic_write
 from recdiv.data.vocab import Vocab
+from recdiv.outputs import write_error
 
 #: bump when the layout or meaning of cached artefacts changes
 CACHE_VERSION = 2  # 2: checksum records beside the artefacts
@@ -123,6 +125,22 @@ class Store:
 
     def __post_init__(self):
         self.root = Path(self.root)
+
+    @classmethod
+    def for_run(cls, root: str | Path, resume: bool) -> Store:
+        """The store of a run starting now. `since_ns` is read from the file system's own clock (the mtime of a file
+        created now): the kernel stamps files with a coarse clock that can lag `time.time_ns()` by milliseconds,
+        so an artefact written right after a wall-clock start could look older than the run and be ignored."""
+        root = Path(root)
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            fd, probe = tempfile.mkstemp(prefix=".clock.", suffix=".tmp", dir=root)
+            os.close(fd)
+            since = os.stat(probe).st_mtime_ns
+            os.unlink(probe)
+        except OSError as e:
+            raise write_error(e, root) from None
+        return cls(root, resume=resume, since_ns=since)
 
     def path(self, stage: str, key: str, ext: str) -> Path:
         return self.root / stage / key[:2] / f"{key}.{ext}"

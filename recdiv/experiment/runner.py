@@ -397,7 +397,7 @@ def run_experiment(
         raise config.error("diversifiers", e) from None
     check_run(config, out, resume=resume, force=force, jobs=jobs, backend=backend, systems=systems, option=option)
     # -- nothing was written before this point --
-    store = Store(out / "cache", resume=resume)
+    store = Store.for_run(out / "cache", resume)
     store.remove_partial()
     env_base = {"store_root": str(store.root.resolve()), "resume": resume, "since_ns": store.since_ns,
                 "config": config.model_dump(mode="json")}
