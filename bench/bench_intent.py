@@ -28,8 +28,9 @@ import scipy.sparse as sp
 
 from recdiv.aspects import AspectSpace
 from recdiv.data import Interactions, Qrels, Rankings, Vocab
-from recdiv.eval import EvalContext, parse_measure, unified
-from recdiv.eval.intent_aware import clear_caches
+from recdiv.eval import EvalContext, parse_measure
+from recdiv.eval.metrics import unified
+from recdiv.eval.metrics.intents import clear_caches
 
 
 def synthetic(n_users=6040, n_items=3706, n_asp=18, k=100, judged=33, seed=0):

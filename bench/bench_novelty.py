@@ -22,8 +22,8 @@ from recdiv.data.interactions import Interactions
 from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
 from recdiv.data.vocab import Vocab
+from recdiv.eval.catalog import parse_measure
 from recdiv.eval.context import EvalContext
-from recdiv.eval.measure import parse_measure
 
 MEASURES = [
     "EPC@100", "EIP@100", "EFD@100", "MSI@100", "EPC(disc=exp0.85,rel=graded)@100",

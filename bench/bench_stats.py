@@ -38,8 +38,8 @@ def main() -> None:
                     help="also time the generic difference-matrix product (n × 210 columns) and compare p-values")
     args = ap.parse_args()
 
-    from recdiv.eval.discriminative import discriminative_power, pairwise_difference_matrix
-    from recdiv.eval.significance import permutation_pvalues
+    from recdiv.eval.meta.discriminative import discriminative_power, pairwise_difference_matrix
+    from recdiv.eval.stats.significance import permutation_pvalues
 
     Y = make_systems(args.systems, args.users)
     D, pairs = pairwise_difference_matrix(Y)

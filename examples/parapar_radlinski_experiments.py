@@ -12,7 +12,7 @@ set) and αβ-nDCG uses ``gamma_source=test`` — the w(u,a) of eq. 9 on the gro
   measure's means (``--ideal-length cutoff``: an ideal of length K per cutoff instead);
 - Exp. 2 (discriminative power): one-sided Wilcoxon p-value of ideal > s-perturbed for every level;
 - Exp. 3 (robustness): 50 seeded random shuffles of the full-length ideal ordering; test ratings removed
-  proportionally to the aspects' presence in the ideal ranking (`recdiv.eval.robustness.pr_experiment3`);
+  proportionally to the aspects' presence in the ideal ranking (`recdiv.eval.meta.robustness.pr_experiment3`);
   mean τ_b per fraction kept for αβ-nDCG with β ∈ {0.1, 0.5, 0.9} at @10 and @100.
 
 Measures (P&R settings, §F.7): αβ-nDCG α = .005, β = .5; α-nDCG (α = .5); NRBP α = .25, β = .9; EU e = .05,
@@ -80,7 +80,7 @@ def experiments_1_2(qrels, aspects, ctx, cutoffs=CUTOFFS, measures=MEASURES, lev
     ideal_length="full": one ideal ordering of all of each user's test items, perturbed, and evaluated at every
     cutoff [CHOICE, see docs/statistics.md]; "cutoff": an ideal of length K per cutoff K.
     """
-    from recdiv.eval.perturbation import (
+    from recdiv.eval.meta.perturbation import (
         DEFAULT_LEVELS,
         distinct_levels,
         ideal_trace,
@@ -108,7 +108,7 @@ def experiment_3(qrels, aspects, ctx, cutoffs=CUTOFFS, betas=EXP3_BETAS, fractio
                  n_samples: int = 3, n_systems: int = 50, seed: int = 0):
     """P&R Exp. 3 (`pr_experiment3`) for αβ-nDCG with the given β at every cutoff (β = .5 only at the smallest
     cutoff when several cutoffs are given, to save time)."""
-    from recdiv.eval.robustness import pr_experiment3
+    from recdiv.eval.meta.perturbation import pr_experiment3
 
     measures = []
     for k in cutoffs:
@@ -187,7 +187,7 @@ def main(argv=None) -> int:
     ap.add_argument("--ideal-length", choices=("full", "cutoff"), default="full",
                     help="Exp. 1-2 ideal: all test items (default) or K items per cutoff K")
     args = ap.parse_args(argv)
-    from recdiv.eval.robustness import SPARSITY_LEVELS
+    from recdiv.eval.meta.robustness import SPARSITY_LEVELS
 
     cutoffs, fractions = CUTOFFS, EXP3_DEFAULT_FRACTIONS
     if args.full or args.all_fractions:

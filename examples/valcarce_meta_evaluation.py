@@ -80,9 +80,9 @@ def _fmt(x: float) -> str:
 
 def main(argv=None) -> int:
     from recdiv.eval import plots
-    from recdiv.eval.discriminative import measure_report
+    from recdiv.eval.meta.discriminative import measure_report
+    from recdiv.eval.meta.robustness import SPARSITY_LEVELS, popularity_robustness, sparsity_robustness
     from recdiv.eval.results import Results
-    from recdiv.eval.robustness import SPARSITY_LEVELS, popularity_robustness, sparsity_robustness
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=str(REPO.parent / "shared" / "data" / "ml-100k"))

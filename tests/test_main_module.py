@@ -16,3 +16,26 @@ def test_python_m_recdiv_bad_input_exits_2(tmp_path):
                          capture_output=True, text=True)
     assert out.returncode == 2
     assert "missing.run" in out.stderr
+
+
+def _modules_after(*argv: str) -> set[str]:
+    """Modules imported by the command line for `recdiv ARGV` (run in a fresh interpreter)."""
+    code = ("import sys\nfrom recdiv.cli import main\ntry:\n    main(%r)\nexcept SystemExit:\n    pass\n"
+            "print('\\n'.join(sys.modules), file=sys.stderr)") % (list(argv),)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return set(out.stderr.split())
+
+
+def test_help_imports_nothing_heavy():
+    """`recdiv --help` and `recdiv COMMAND --help` start at once: no numpy, pandas, scipy, numba or torch
+    (issue #15.2; timings in bench/README.md)."""
+    heavy = {"numpy", "pandas", "scipy", "numba", "torch", "sklearn", "lenskit", "matplotlib"}
+    for argv in (["--help"], ["eval", "--help"], ["axioms", "--help"], ["run", "--help"], ["data", "--help"]):
+        loaded = _modules_after(*argv)
+        assert not heavy & loaded, (argv, sorted(heavy & loaded))
+
+
+def test_unknown_command_suggests():
+    out = subprocess.run([sys.executable, "-m", "recdiv", "evl"], capture_output=True, text=True)
+    assert out.returncode == 2
+    assert "did you mean 'eval'" in out.stderr

@@ -55,16 +55,16 @@ from recdiv.data.movielens import load_ml100k
 from recdiv.data.qrels import Qrels
 from recdiv.diversifiers import RerankContext, make_reranker
 from recdiv.eval.context import EvalContext
-from recdiv.eval.discriminative import measure_report
-from recdiv.eval.plots import plot_pvalue_curves, plot_robustness
-from recdiv.eval.results import Results
-from recdiv.eval.robustness import (
+from recdiv.eval.meta.discriminative import measure_report
+from recdiv.eval.meta.robustness import (
     item_popularity,
     kendall_tau_b,
     popularity_robustness,
     popularity_samples,
     sparsity_robustness,
 )
+from recdiv.eval.plots import plot_pvalue_curves, plot_robustness
+from recdiv.eval.results import Results
 
 pd.set_option("display.precision", 3)
 get_ipython().run_line_magic("matplotlib", "inline")  # recdiv.eval.plots selects Agg (for scripts) on import

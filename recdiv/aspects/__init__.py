@@ -1,6 +1,15 @@
-"""Aspect spaces (explicit genres/tags, latent factors/topics) and item similarities."""
+"""Aspect spaces (explicit genres/tags, latent factors/topics) and item similarities (imported on first use)."""
 
-from recdiv.aspects.similarity import ItemSimilarity, Jaccard, LatentCosine, SetCosine, similarity_from_name
-from recdiv.aspects.space import AspectSpace
+from recdiv._lazy import lazy_exports
 
-__all__ = ["AspectSpace", "ItemSimilarity", "Jaccard", "LatentCosine", "SetCosine", "similarity_from_name"]
+_EXPORTS = {
+    "AspectSpace": "recdiv.aspects.space",
+    "ItemSimilarity": "recdiv.aspects.similarity",
+    "Jaccard": "recdiv.aspects.similarity",
+    "LatentCosine": "recdiv.aspects.similarity",
+    "RatingPearson": "recdiv.aspects.similarity",
+    "SetCosine": "recdiv.aspects.similarity",
+    "similarity_from_name": "recdiv.aspects.similarity",
+}
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

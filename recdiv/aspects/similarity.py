@@ -3,6 +3,17 @@
 All similarities are evaluated for many users at once: `sim(a, b)` takes item index arrays of shape
 (n, k) and (n, m) (−1 = padding) and returns (n, k, m), NaN where undefined (an item without features,
 or padding). The same objects serve the metrics (ILD, EILD, EPD) and the rerankers (MMR, DPP, ...).
+
+`RatingPearson`: item–item Pearson similarity of training rating vectors, shifted to [0, 1] (METRICS.md §E.11).
+
+sim(i, j) = (1 + ρ_ij) / 2, ρ_ij = the Pearson correlation of the ratings of i and j over the users who rated
+both (co-rated users, means taken over those users, as `scipy.stats.pearsonr` on the co-rated vectors);
+undefined (NaN) with fewer than `min_common` (default 2) co-rated users or a constant vector among them
+(thesis Table 6, Last.fm; [CHOICE] co-rated users, ≥ 2 of them).
+
+Vectorised with sparse products of item-centred ratings X and the indicator B (Pearson is invariant to a
+per-item shift, and centring keeps the moment sums well conditioned): over co-rated users,
+n = BᵀB, Sx = XᵀB, Sxx = (X∘X)ᵀB, Sxy = XᵀX, then cov = Sxy − Sx·Syᵀ/n, var_x = Sxx − Sx²/n.
 """
 
 from __future__ import annotations
@@ -12,8 +23,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from recdiv.aspects.space import AspectSpace
+from recdiv.data.interactions import Interactions
 
 _CHUNK_ELEMS = 20_000_000  # bound on n·k·m·features floats per chunk
+_FULL_LIMIT = 4096  # Pearson: cache the whole item × item matrix up to this many items
+_BLOCK = 4_000_000  # Pearson: floats per block of the sparse moment products
 
 
 class ItemSimilarity:
@@ -120,7 +134,84 @@ def similarity_from_name(name: str, space: AspectSpace | None = None, **kw) -> I
     if name == "latent-cosine":
         return LatentCosine(kw["factors"])
     if name == "pearson":
-        from recdiv.aspects.pearson import RatingPearson  # provided with the aspect spaces
-
         return RatingPearson(kw["train"])
     raise ValueError(f"unknown item similarity {name!r} (cosine, jaccard, latent-cosine, pearson)")
+
+
+class RatingPearson(ItemSimilarity):
+    """Pearson correlation on co-rated training users, mapped to [0, 1]; `sim(a, b)` as `ItemSimilarity`."""
+
+    name = "pearson"
+
+    def __init__(self, train: Interactions, min_common: int = 2):
+        if min_common < 2:
+            raise ValueError("Pearson correlation needs at least 2 co-rated users")
+        self.min_common = int(min_common)
+        m = train.matrix.tocsc().astype(np.float64)
+        m.sum_duplicates()
+        counts = np.diff(m.indptr)
+        sums = np.add.reduceat(np.append(m.data, 0.0), m.indptr[:-1]) * (counts > 0)
+        means = np.divide(sums, counts, out=np.zeros(len(counts)), where=counts > 0)
+        centred = m.copy()
+        centred.data = m.data - np.repeat(means, counts)
+        ind = m.copy()
+        ind.data = np.ones(m.nnz)
+        self._x = centred
+        self._b = ind
+        self._n_items = m.shape[1]
+        self._full: np.ndarray | None = None
+
+    def matrix(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Dense |a| × |b| similarity between item index vectors a and b (NaN where undefined)."""
+        a = np.asarray(a, dtype=np.int64)
+        b = np.asarray(b, dtype=np.int64)
+        xa, ba, xb, bb = self._x[:, a], self._b[:, a], self._x[:, b], self._b[:, b]
+        xa2 = xa.multiply(xa).tocsc()
+        xb2 = xb.multiply(xb).tocsc()
+
+        def prod(p, q):
+            return np.asarray((p.T @ q).toarray(), dtype=np.float64)
+
+        n = prod(ba, bb)
+        sx, sy = prod(xa, bb), prod(ba, xb)
+        sxx, syy = prod(xa2, bb), prod(ba, xb2)
+        sxy = prod(xa, xb)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cov = sxy - sx * sy / n
+            vx = sxx - sx * sx / n
+            vy = syy - sy * sy / n
+            ok = (n >= self.min_common) & (vx > 1e-9 * sxx) & (vy > 1e-9 * syy) & (vx > 0) & (vy > 0)
+            rho = np.clip(cov / np.sqrt(np.where(ok, vx * vy, 1.0)), -1.0, 1.0)
+        return np.where(ok, (1.0 + rho) / 2.0, np.nan)
+
+    def full(self) -> np.ndarray:
+        """The cached items × items matrix (only for catalogs of at most 4,096 items)."""
+        if self._full is None:
+            every = np.arange(self._n_items)
+            self._full = self.matrix(every, every)
+        return self._full
+
+    def sim(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        a = np.asarray(a, dtype=np.int64)
+        b = np.asarray(b, dtype=np.int64)
+        if a.ndim == 1:
+            return self.sim(a[None], b[None])[0]
+        out = np.full((len(a), a.shape[1], b.shape[1]), np.nan)
+        if self._n_items <= _FULL_LIMIT:
+            full = self.full()
+            va, vb = a >= 0, b >= 0
+            s = full[np.maximum(a, 0)[:, :, None], np.maximum(b, 0)[:, None, :]]
+            return np.where(va[:, :, None] & vb[:, None, :], s, np.nan)
+        # distinct items of a block of `step` users: at most step·k_a × step·k_b
+        step = max(1, int(np.sqrt(_BLOCK / max(1, a.shape[1] * b.shape[1]))))
+        for lo in range(0, len(a), step):
+            ca, cb = a[lo : lo + step], b[lo : lo + step]
+            ua, ub = np.unique(ca[ca >= 0]), np.unique(cb[cb >= 0])
+            if not (len(ua) and len(ub)):
+                continue
+            blk = self.matrix(ua, ub)
+            ia = np.minimum(np.searchsorted(ua, np.maximum(ca, 0)), len(ua) - 1)
+            ib = np.minimum(np.searchsorted(ub, np.maximum(cb, 0)), len(ub) - 1)
+            s = blk[ia[:, :, None], ib[:, None, :]]
+            out[lo : lo + step] = np.where((ca >= 0)[:, :, None] & (cb >= 0)[:, None, :], s, np.nan)
+        return out

@@ -22,6 +22,7 @@ from recdiv.aspects.space import AspectSpace
 from recdiv.data.interactions import Interactions
 from recdiv.data.rankings import PAD, Rankings
 from recdiv.data.vocab import Vocab
+from recdiv.diversifiers.novelty import item_novelty
 from recdiv.errors import ConfigError, DataError
 
 
@@ -82,7 +83,6 @@ class RerankContext:
         if kind not in self.novelty:
             if self.train is None:
                 raise ConfigError("item novelty needs training data (RerankContext.train)")
-            from recdiv.diversifiers.novelty import item_novelty
 
             self.novelty[kind] = item_novelty(self.train, kind)
         return self.novelty[kind]

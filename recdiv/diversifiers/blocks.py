@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from recdiv.aspects.similarity import ItemSimilarity, Jaccard, SetCosine, _FeatureSimilarity
-from recdiv.diversifiers.kernels import csr_row_dot, ell_row_dot, set_similarity
+from recdiv.diversifiers.blocks_kernels import csr_row_dot, ell_row_dot, set_similarity
 
 
 class BlockSparse:

@@ -9,8 +9,8 @@ from pydantic import Field
 
 from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
 from recdiv.diversifiers.blocks import aspect_indicator
-from recdiv.diversifiers.fused import calibrated_step
 from recdiv.diversifiers.greedy import GreedyReranker
+from recdiv.diversifiers.greedy_kernels import calibrated_step
 from recdiv.diversifiers.normalize import normalize
 
 

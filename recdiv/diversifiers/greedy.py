@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from recdiv.diversifiers.base import CandidateBlock, Reranker
-from recdiv.diversifiers.kernels import select_best
+from recdiv.diversifiers.greedy_kernels import select_best
 
 
 def greedy_select(
@@ -56,7 +56,7 @@ class GreedyReranker(Reranker):
     """A reranker defined by an objective f(i | S) and a state update; the loop is `greedy_select`.
 
     A built-in reranker may also implement `fused(block, k)`: the same selection compiled per user
-    (recdiv/diversifiers/fused.py), used only while `init_state`, `objective` and `update` are the ones it was
+    (recdiv/diversifiers/greedy_kernels.py), used only while `init_state`, `objective` and `update` are the ones it was
     written for (a subclass or an instance that replaces any of them runs through the template).
     """
 

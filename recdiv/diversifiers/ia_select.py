@@ -8,8 +8,8 @@ import numpy as np
 
 from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
 from recdiv.diversifiers.blocks import item_aspect_distribution
-from recdiv.diversifiers.fused import aspect_coverage_greedy
 from recdiv.diversifiers.greedy import GreedyReranker
+from recdiv.diversifiers.greedy_kernels import aspect_coverage_greedy
 from recdiv.diversifiers.normalize import normalize
 
 

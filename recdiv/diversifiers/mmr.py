@@ -11,8 +11,8 @@ from pydantic import Field
 from recdiv.aspects.similarity import Jaccard, SetCosine
 from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
 from recdiv.diversifiers.blocks import BitmaskSlicer, similarity_slicer
-from recdiv.diversifiers.fused import mmr_greedy
 from recdiv.diversifiers.greedy import GreedyReranker
+from recdiv.diversifiers.greedy_kernels import mmr_greedy
 from recdiv.diversifiers.normalize import normalize, zscore
 
 

@@ -9,8 +9,8 @@ from pydantic import Field
 
 from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
 from recdiv.diversifiers.blocks import aspect_probabilities
-from recdiv.diversifiers.fused import pm2_greedy
 from recdiv.diversifiers.greedy import GreedyReranker
+from recdiv.diversifiers.greedy_kernels import pm2_greedy
 from recdiv.diversifiers.normalize import nonnegative
 
 

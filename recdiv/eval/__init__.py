@@ -1,14 +1,27 @@
-"""Metrics (accuracy, novelty, diversity, intent-aware, unified, preference), statistics, meta-evaluation.
+"""Evaluation: measures (`metrics/`, one module per family), statistics (`stats/`), meta-evaluation (`meta/`)
+and the infrastructure they share (measure, context, catalog, evaluate, io, results).
 
-Importing this package registers every measure with `recdiv.eval.measure.REGISTRY`.
+The main names are available here and imported on first use:
+
+    from recdiv.eval import EvalContext, parse_measure
 """
 
-from recdiv.eval.context import EvalContext, RunView, evaluate
-from recdiv.eval.io import evaluate_itemlists, load_inputs, summarize
-from recdiv.eval.measure import Measure, list_measures, parse_measure, parse_measures, register
+from recdiv._lazy import lazy_exports
 
-# Metric modules register their measures on import; each family adds its module here.
-from recdiv.eval import _families  # noqa: F401  isort: skip
-
-__all__ = ["EvalContext", "Measure", "RunView", "evaluate", "evaluate_itemlists", "list_measures", "load_inputs",
-           "parse_measure", "parse_measures", "register", "summarize"]
+_EXPORTS = {
+    "EvalContext": "recdiv.eval.context",
+    "RunView": "recdiv.eval.context",
+    "Measure": "recdiv.eval.measure",
+    "register": "recdiv.eval.measure",
+    "list_measures": "recdiv.eval.catalog",
+    "parse_measure": "recdiv.eval.catalog",
+    "parse_measures": "recdiv.eval.catalog",
+    "evaluate": "recdiv.eval.evaluate",
+    "preference_per_user": "recdiv.eval.evaluate",
+    "preference_summary": "recdiv.eval.evaluate",
+    "evaluate_itemlists": "recdiv.eval.io",
+    "load_inputs": "recdiv.eval.io",
+    "summarize": "recdiv.eval.io",
+}
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -135,19 +135,3 @@ class RunView:
             return array[:, :k]
         pad = np.full((array.shape[0], k - array.shape[1]), fill, dtype=array.dtype)
         return np.concatenate([array, pad], axis=1)
-
-
-def evaluate(
-    runs: dict[str, Rankings] | Rankings,
-    qrels: Qrels,
-    measures,
-    context: EvalContext | None = None,
-) -> dict[str, dict[str, np.ndarray]]:
-    """Per-user values of every measure for every run: {run: {str(measure): array over view.users}}."""
-    from recdiv.eval.measure import parse_measures
-
-    context = context or EvalContext()
-    if isinstance(runs, Rankings):
-        runs = {"run": runs}
-    ms = parse_measures(measures)
-    return {name: {str(m): m.per_user(run, qrels, context) for m in ms} for name, run in runs.items()}

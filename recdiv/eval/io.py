@@ -13,14 +13,17 @@ from pathlib import Path
 
 import pandas as pd
 
+from recdiv.aspects.space import AspectSpace
 from recdiv.data.interactions import Interactions
+from recdiv.data.lenskit_io import qrels_from_itemlists, rankings_from_itemlists
 from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
 from recdiv.data.textio import read_interactions_tsv, read_item_aspects_tsv, read_trec_qrels, read_trec_run
 from recdiv.data.vocab import Vocab
 from recdiv.errors import ConfigError, DataError
+from recdiv.eval.catalog import parse_measures
 from recdiv.eval.context import EvalContext
-from recdiv.eval.measure import Measure, parse_measures
+from recdiv.eval.measure import Measure
 
 
 @dataclass
@@ -85,7 +88,6 @@ def load_inputs(
     if tf is not None:
         context.train = Interactions.from_frame(tf, users=users, items=items)
     if af is not None:
-        from recdiv.aspects.space import AspectSpace
 
         context.aspects = AspectSpace.from_frame(af, items)
     if pf is not None:
@@ -149,7 +151,6 @@ def inputs_from_itemlists(recs, test, *, grade_field: str = "rating") -> tuple[R
     rf, tf = _itemlist_frame(recs, "recommendation"), _itemlist_frame(test, "test")
     users = Vocab.from_values(rf["user"], tf["user"])
     items = Vocab.from_values(rf["item"], tf["item"])
-    from recdiv.data.lenskit_io import qrels_from_itemlists, rankings_from_itemlists
 
     return rankings_from_itemlists(recs, users, items), qrels_from_itemlists(test, users, items, field=grade_field)
 

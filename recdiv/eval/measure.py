@@ -1,25 +1,23 @@
 """Typed measure objects parsed from ir_measures-style strings: ``Name(param=value,...)@K``.
 
 A measure class declares its name, parameters (with defaults), whether it takes a cutoff, its formula
-and its citation, and registers itself with `@register`. `parse_measure("nDCG(gain=exp)@10")` returns
-an instance; `str()` prints the canonical form (parameters in declaration order, defaults omitted), so
+and its citation, and registers itself with `@register`. `recdiv.eval.catalog.parse_measure("nDCG(gain=exp)@10")`
+returns an instance; `str()` prints the canonical form (parameters in declaration order, defaults omitted), so
 `str(parse_measure(s)) == s` for canonical strings. Instances are hashable value objects.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from recdiv.errors import ConfigError
+from recdiv.eval.context import EvalContext
 
 if TYPE_CHECKING:
     from recdiv.data.qrels import Qrels
     from recdiv.data.rankings import Rankings
-    from recdiv.eval.context import EvalContext
 
 REGISTRY: dict[str, type[Measure]] = {}
 
@@ -109,8 +107,6 @@ class Measure:
     # computing -----------------------------------------------------------------------------------
     def per_user(self, rankings: Rankings, qrels: Qrels, context: EvalContext | None = None) -> np.ndarray:
         """Per-user values over the evaluated population (`context.view(...).users` order)."""
-        from recdiv.eval.context import EvalContext
-
         context = context or EvalContext()
         for need in self.NEEDS:
             if getattr(context, need, None) is None:
@@ -158,49 +154,3 @@ def _coerce(name: str, key: str, value, default):
         raise ValueError
     except ValueError:
         raise ConfigError(f"{name}: parameter {key}={value!r} is not a valid {t.__name__}") from None
-
-
-_PATTERN = re.compile(r"^\s*(?P<name>[A-Za-z][\w\-]*)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>\S+))?\s*$")
-
-
-def parse_measure(text: str | Measure) -> Measure:
-    """Parse ``Name(param=value,...)@K`` into a measure instance; unknown names raise ConfigError."""
-    if isinstance(text, Measure):
-        return text
-    _ensure_loaded()
-    m = _PATTERN.match(text)
-    if not m:
-        raise ConfigError(f"cannot parse measure {text!r}: expected Name(param=value,...)@K")
-    name = m["name"]
-    cls = REGISTRY.get(name) or next((c for n, c in REGISTRY.items() if n.lower() == name.lower()), None)
-    if cls is None:
-        close = [n for n in REGISTRY if n.lower().startswith(name.lower()[:2])][:5]
-        hint = f" (did you mean {', '.join(close)}?)" if close else ""
-        raise ConfigError(f"unknown measure {name!r}{hint}; `recdiv eval --list` lists them all")
-    params = {}
-    if m["params"] and m["params"].strip():
-        for part in m["params"].split(","):
-            if "=" not in part:
-                raise ConfigError(f"cannot parse parameter {part.strip()!r} in {text!r}: expected key=value")
-            k, v = (s.strip() for s in part.split("=", 1))
-            params[k] = v
-    cutoff = None
-    if m["cutoff"] is not None:
-        if not m["cutoff"].isdigit() or int(m["cutoff"]) < 1:
-            raise ConfigError(f"cutoff in {text!r} must be a positive integer")
-        cutoff = int(m["cutoff"])
-    return cls(cutoff, **params)
-
-
-def parse_measures(texts: Iterable[str | Measure]) -> list[Measure]:
-    return [parse_measure(t) for t in texts]
-
-
-def _ensure_loaded() -> None:
-    """Import the metric modules so that their classes are registered."""
-    import recdiv.eval  # noqa: F401  (its __init__ imports every metric module)
-
-
-def list_measures() -> list[type[Measure]]:
-    _ensure_loaded()
-    return [REGISTRY[k] for k in sorted(REGISTRY, key=str.lower)]

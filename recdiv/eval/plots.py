@@ -23,6 +23,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
+from recdiv.data.textio import atomic_write
+
 
 def _axes(ax, figsize=(5.0, 3.6)):
     if ax is not None:
@@ -33,7 +35,6 @@ def _axes(ax, figsize=(5.0, 3.6)):
 
 def _save(fig: Figure, path) -> Figure:
     if path is not None:
-        from recdiv.data.textio import atomic_write
 
         with atomic_write(Path(path), "wb") as fh:
             fig.savefig(fh, format="png", dpi=120)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import sys
 
-from recdiv.eval.measure import REGISTRY, Measure, _ensure_loaded, _fmt
+import recdiv.eval.catalog  # noqa: F401  (registers every measure)
+from recdiv.eval.measure import REGISTRY, Measure, _fmt
 
 #: order and titles of the sections (kinds not listed here follow in alphabetical order)
 KINDS = {
@@ -51,7 +52,6 @@ Cutoff column: `@K` required, `[@K]` optional (no cutoff = the whole list), `—
 
 def grouped() -> dict[str, list[type[Measure]]]:
     """Registered measure classes by KIND (section order of `KINDS`), each group in registration order."""
-    _ensure_loaded()
     groups: dict[str, list[type[Measure]]] = {}
     for cls in REGISTRY.values():
         groups.setdefault(cls.KIND, []).append(cls)

@@ -22,8 +22,14 @@ import numpy as np
 import pandas as pd
 
 from recdiv.errors import ConfigError
-from recdiv.eval.corrections import adjust, canonical_correction
-from recdiv.eval.significance import Alternative, canonical_test, cohens_dz, system_pair_pvalues
+from recdiv.eval.catalog import parse_measures
+from recdiv.eval.context import EvalContext
+from recdiv.eval.evaluate import evaluate
+from recdiv.eval.meta.discriminative import discriminative_power
+from recdiv.eval.plots import plot_tradeoff
+from recdiv.eval.stats.corrections import adjust, canonical_correction
+from recdiv.eval.stats.significance import Alternative, canonical_test, cohens_dz, system_pair_pvalues
+from recdiv.eval.stats.tukey import tukey_hsd
 
 
 class Results:
@@ -53,8 +59,6 @@ class Results:
     @classmethod
     def evaluate(cls, runs, qrels, measures, context=None) -> Results:
         """Evaluate every run on every measure (`recdiv.eval.evaluate`) and keep the per-user values."""
-        from recdiv.eval.context import EvalContext, evaluate
-        from recdiv.eval.measure import parse_measures
 
         context = context or EvalContext()
         ms = parse_measures([measures] if isinstance(measures, str) else measures)
@@ -177,20 +181,17 @@ class Results:
         return Comparison(list(self.systems), measures, means, out, test, correction, alpha, alternative, baseline)
 
     def tukey(self, measure: str):
-        """Tukey HSD with user blocking over all systems (`recdiv.eval.tukey.tukey_hsd`)."""
-        from recdiv.eval.tukey import tukey_hsd
+        """Tukey HSD with user blocking over all systems (`recdiv.eval.stats.tukey.tukey_hsd`)."""
 
         return tukey_hsd(self.matrix(measure), self.systems)
 
     def discriminative_power(self, measure: str, **options):
-        """Discriminative power of `measure` over all system pairs (`recdiv.eval.discriminative`)."""
-        from recdiv.eval.discriminative import discriminative_power
+        """Discriminative power of `measure` over all system pairs (`recdiv.eval.meta.discriminative`)."""
 
         return discriminative_power(self.matrix(measure), names=self.systems, **options)
 
     def plot_tradeoff(self, x_measure: str, y_measure: str, path=None, ax=None):
         """Scatter of the system means on two measures (e.g. nDCG@10 vs ILD@10); returns the Figure."""
-        from recdiv.eval.plots import plot_tradeoff
 
         xs = [self.mean(s, x_measure) for s in self.systems]
         ys = [self.mean(s, y_measure) for s in self.systems]

@@ -102,8 +102,8 @@ def check_components(config: ExperimentConfig) -> None:
     ev = c("recdiv.eval", "the metrics")
     for i, m in enumerate(config.metrics.measures):
         _checked(config, f"metrics.measures[{i}]", ev.parse_measure, m)
-    sig = c("recdiv.eval.significance", "the statistics")
-    corr = c("recdiv.eval.corrections", "the statistics")
+    sig = c("recdiv.eval.stats.significance", "the statistics")
+    corr = c("recdiv.eval.stats.corrections", "the statistics")
     _checked(config, "statistics.test", sig.canonical_test, config.statistics.test)
     _checked(config, "statistics.correction", corr.canonical_correction, config.statistics.correction)
 

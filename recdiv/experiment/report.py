@@ -73,8 +73,8 @@ def baselines(config: ExperimentConfig, systems: list[dict[str, Any]]) -> dict[s
 def summarize(config: ExperimentConfig, systems: list[dict[str, Any]], scores: pd.DataFrame,
               system_scores: pd.DataFrame | None) -> pd.DataFrame:
     """One row per (dataset, system, measure) with mean, CI and the test against the system's baseline."""
-    from recdiv.eval.corrections import adjust
-    from recdiv.eval.significance import cohens_dz, confidence_interval, pairwise_pvalues
+    from recdiv.eval.stats.corrections import adjust
+    from recdiv.eval.stats.significance import cohens_dz, confidence_interval, pairwise_pvalues
 
     st = config.statistics
     base = baselines(config, systems)

@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from recdiv.aspects import pearson as pearson_mod
-from recdiv.aspects.pearson import RatingPearson
-from recdiv.aspects.similarity import similarity_from_name
+from recdiv.aspects import similarity as pearson_mod
+from recdiv.aspects.similarity import RatingPearson, similarity_from_name
 from recdiv.data.interactions import Interactions
 from recdiv.data.vocab import Vocab
 

@@ -1,5 +1,5 @@
-"""The compiled per-user loops (recdiv/diversifiers/fused.py) select exactly what the NumPy template selects, and what
-the per-user reference loops select, on random instances with tied scores and repeated aspect sets.
+"""The compiled per-user loops (recdiv/diversifiers/greedy_kernels.py) select exactly what the NumPy template
+selects, and what the per-user reference loops select, on random instances with tied scores and repeated aspect sets.
 
 MMR and IA-Select are compared with the reference loop on untied scores only: with exactly tied scores, the template
 (before and after the fused loops were added) and the reference loop compute some mathematically equal objective values
@@ -14,7 +14,7 @@ from recdiv.aspects.similarity import Jaccard
 from recdiv.data.rankings import Rankings
 from recdiv.diversifiers import make_reranker
 from recdiv.diversifiers.base import CandidateBlock
-from recdiv.diversifiers.fused import pairwise_sum
+from recdiv.diversifiers.greedy_kernels import pairwise_sum
 from recdiv.diversifiers.reference import reference_rerank
 from tests.diversifiers.random_instance import random_instance, user_envs
 

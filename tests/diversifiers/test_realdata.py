@@ -10,7 +10,8 @@ from recdiv.algorithms.registry import make_recommender
 from recdiv.aspects.build import genre_space
 from recdiv.data.qrels import Qrels
 from recdiv.diversifiers import RerankContext, make_reranker
-from recdiv.eval.context import EvalContext, evaluate
+from recdiv.eval.context import EvalContext
+from recdiv.eval.evaluate import evaluate
 
 pytestmark = [pytest.mark.realdata]
 

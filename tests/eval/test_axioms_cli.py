@@ -1,4 +1,4 @@
-"""`recdiv axioms`: P&R Table 1 as measured, with the paper's marks (recdiv.eval.axioms_cli)."""
+"""`recdiv axioms`: P&R Table 1 as measured, with the paper's marks (recdiv.cli.axioms)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,12 @@ import json
 
 import pytest
 
-from recdiv.cli import COMMAND_MODULES, main
-from recdiv.eval.axioms import AXIOMS, PAPER_TABLE1, table1
-from recdiv.eval.axioms_cli import paper_marks
+from recdiv.cli import COMMANDS, main
+from recdiv.eval.meta.axioms import AXIOMS, PAPER_TABLE1, paper_marks, table1
 
 
 def test_registered():
-    assert "recdiv.eval.axioms_cli" in COMMAND_MODULES
+    assert COMMANDS["axioms"].module == "recdiv.cli.axioms"
 
 
 def test_default_markdown_is_table1(capsys):

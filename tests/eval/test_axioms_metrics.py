@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recdiv.eval import axioms as ax
-from recdiv.eval.axioms import Case, Item
+from recdiv.eval.meta import axioms as ax
+from recdiv.eval.meta.axioms import Case, Item
 
 AB = ax.measure_metric("ab-nDCG@10")
 ALPHA = ax.measure_metric("alpha-nDCG@10")

@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from recdiv.cli import main
-from recdiv.eval.corrections import holm
+from recdiv.eval.stats.corrections import holm
 
 # 6 users; relevant (grade ≥ 4) items: u1 {a,b}, u2 {c}, u3 {a,d}, u4 {b}, u5 {e}, u6 {a,b,c}
 QRELS = """u1 0 a 5\nu1 0 b 4\nu1 0 x 2\nu2 0 c 4\nu3 0 a 5\nu3 0 d 4\nu4 0 b 5\nu5 0 e 4\nu6 0 a 4\nu6 0 b 5

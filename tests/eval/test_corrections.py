@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from recdiv.errors import ConfigError
-from recdiv.eval.corrections import adjust, benjamini_hochberg, bonferroni, holm
+from recdiv.eval.stats.corrections import adjust, benjamini_hochberg, bonferroni, holm
 
 P = [0.01, 0.04, 0.03, 0.2]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from recdiv.eval.discriminative import (
+from recdiv.eval.meta.discriminative import (
     asl_curve,
     discriminative_power,
     measure_report,
@@ -13,7 +13,7 @@ from recdiv.eval.discriminative import (
     valcarce_dp,
 )
 from recdiv.eval.results import Results
-from recdiv.eval.significance import bootstrap_test, permutation_test
+from recdiv.eval.stats.significance import bootstrap_test, permutation_test
 
 
 def test_worked_example():

@@ -11,10 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from recdiv.aspects.similarity import Jaccard, LatentCosine, SetCosine
-from recdiv.eval import novelty_diversity as nd
+from recdiv.eval.catalog import parse_measure
 from recdiv.eval.context import EvalContext
-from recdiv.eval.discount import parse_discount
-from recdiv.eval.measure import parse_measure
+from recdiv.eval.metrics import novelty as nd
+from recdiv.models.discount import parse_discount
 from tests.eval.test_novelty_properties import (
     DISCS,
     RELS,
@@ -139,7 +139,7 @@ def test_signature_kernels_equal_similarity_blocks(w, disc, rel, undefined):
 @given(worlds(), st.sampled_from(["none", "log"]), st.sampled_from(["none", "binary"]))
 def test_pearson_and_latent_distances(w, disc, rel):
     """dist=pearson (built from train) and latent-cosine (from context.similarity) against the reference."""
-    from recdiv.aspects.pearson import RatingPearson
+    from recdiv.aspects.similarity import RatingPearson
 
     ctx = w["ctx"]
     got = parse_measure(with_cutoff(eild_name("pearson", disc, rel), w["K"])).per_user(w["run"], w["qrels"], ctx)

@@ -14,9 +14,9 @@ from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
 from recdiv.data.vocab import Vocab
 from recdiv.errors import ConfigError
+from recdiv.eval.catalog import parse_measure
 from recdiv.eval.context import EvalContext
-from recdiv.eval.exposure import exposure_counts, gini
-from recdiv.eval.measure import parse_measure
+from recdiv.eval.metrics.exposure import exposure_counts, gini
 
 
 @pytest.fixture()

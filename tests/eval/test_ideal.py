@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recdiv.eval.ideal import ideal_ordering
+from recdiv.eval.meta.ideal import ideal_ordering
 from tests.eval.test_intent_aware import build_case, example_c
 
 

@@ -139,7 +139,7 @@ def test_ideal_ties_option():
     hi = parse_measure("alpha-nDCG@4").per_user(r, q, ctx)[0]
     lo = parse_measure("alpha-nDCG(ideal_ties=min_id)@4").per_user(r, q, ctx)[0]
     assert hi > 0 and lo > 0
-    from recdiv.eval.intent_aware import alpha_ideal_lists
+    from recdiv.eval.metrics.intents import alpha_ideal_lists
 
     v = ctx.view(r, q)
     items_hi, g_hi = alpha_ideal_lists(v, 0.5, False, "max_id", 4)

@@ -1,6 +1,6 @@
-"""The numba kernels of the intent-aware metrics (`recdiv.eval._ia_kernels`) against independent references.
+"""The numba kernels of the intent-aware metrics (`recdiv.eval.metrics.intents_kernels`) against independent references.
 
-- greedy α-ideal lists: the vectorised greedy of `recdiv.eval.greedy_ideal.alpha_ideal` (the implementation
+- greedy α-ideal lists: the vectorised greedy of `recdiv.eval.metrics.greedy_ideal.alpha_ideal` (the implementation
   the kernel replaced) — items and gains must be identical, ties included (METRICS.md §0.6);
 - run gains G(k), A_u^rel and whole measures: straightforward per-user Python loops written from §C.1–C.3.
 """
@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from recdiv.eval import intent_aware as ia
 from recdiv.eval import parse_measure
-from recdiv.eval.greedy_ideal import alpha_ideal, padded_rows, tie_keys
+from recdiv.eval.metrics import intents as ia
+from recdiv.eval.metrics.greedy_ideal import alpha_ideal, padded_rows, tie_keys
 from tests.eval.test_intent_aware import build_case
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -182,7 +182,7 @@ def test_cached_gains_are_shared_and_read_only():
 @given(cases(), st.sampled_from([0.25, 0.5]), st.booleans())
 def test_parallel_blocks_equal_serial(case, alpha, graded):
     """The prange path (used from `PARALLEL_USERS` users on) gives the same numbers as the serial one."""
-    from recdiv.eval import _ia_kernels as kernels
+    from recdiv.eval.metrics import intents_kernels as kernels
 
     view = _view(case)
     space = ia.aspect_space(view)

@@ -21,9 +21,9 @@ import numpy as np
 import pytest
 
 from recdiv.data.locate import REPO_ROOT
-from recdiv.eval.discriminative import discriminative_power, measure_report
+from recdiv.eval.meta.discriminative import discriminative_power, measure_report
+from recdiv.eval.meta.robustness import popularity_robustness, sparsity_robustness
 from recdiv.eval.results import Results
-from recdiv.eval.robustness import popularity_robustness, sparsity_robustness
 
 pytestmark = [pytest.mark.realdata, pytest.mark.slow]
 

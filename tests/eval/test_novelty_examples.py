@@ -12,10 +12,10 @@ from recdiv.data.interactions import Interactions
 from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
 from recdiv.data.vocab import Vocab
+from recdiv.eval.catalog import parse_measure
 from recdiv.eval.context import EvalContext
-from recdiv.eval.discount import parse_discount
-from recdiv.eval.measure import parse_measure
-from recdiv.eval.relevance import parse_relevance
+from recdiv.models.discount import parse_discount
+from recdiv.models.relevance import parse_relevance
 
 
 def _rankings(user_vocab, item_vocab, rows: dict) -> Rankings:
@@ -138,7 +138,7 @@ def test_example_2_ild_and_msi(example2):
 def test_example_2_cascade(example2):
     run, qrels, ctx = example2
     view = ctx.view(run, qrels)
-    prel = parse_relevance("binary")(view, 3)
+    prel = parse_relevance("binary").ranked(view.grades, view.items >= 0, view.threshold, view.max_grade)
     np.testing.assert_allclose(parse_discount("cascade").weights(view.items >= 0, prel), [[1.0, 0.0, 0.0]])
     # with the cascade only i1 is seen: EPC = nov_PC(i1) = 0.5
     assert parse_measure("EPC(disc=cascade,rel=binary)").value(run, qrels, ctx) == pytest.approx(0.5)

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from recdiv.errors import ConfigError
-from recdiv.eval.discount import parse_discount
-from recdiv.eval.relevance import parse_relevance
+from recdiv.models.discount import parse_discount
+from recdiv.models.relevance import parse_relevance
 
 GRADES = np.array([5.0, 4.0, 3.0, 1.0, np.nan])  # last: unjudged
 

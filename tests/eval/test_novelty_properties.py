@@ -17,11 +17,11 @@ from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
 from recdiv.data.vocab import Vocab
 from recdiv.errors import ConfigError
+from recdiv.eval.catalog import parse_measure
 from recdiv.eval.context import EvalContext
-from recdiv.eval.discount import parse_discount
-from recdiv.eval.measure import parse_measure
-from recdiv.eval.novelty import free_discovery, inverse_user_frequency, popularity_complement
-from recdiv.eval.relevance import parse_relevance
+from recdiv.models.discount import parse_discount
+from recdiv.models.novelty import free_discovery, inverse_user_frequency, popularity_complement
+from recdiv.models.relevance import parse_relevance
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 DISCS = ["none", "log", "exp0.85", "recip", "cascade", "cascade0.7"]

@@ -10,8 +10,8 @@ from recdiv.aspects.space import AspectSpace
 from recdiv.data.movielens import load_ml100k
 from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
+from recdiv.eval.catalog import parse_measure
 from recdiv.eval.context import EvalContext
-from recdiv.eval.measure import parse_measure
 
 pytestmark = pytest.mark.realdata
 

@@ -12,7 +12,7 @@ import pytest
 from recdiv.aspects.space import AspectSpace
 from recdiv.data.qrels import Qrels
 from recdiv.data.vocab import Vocab
-from recdiv.eval.perturbation import (
+from recdiv.eval.meta.perturbation import (
     bottom_to_top,
     distinct_levels,
     ideal_trace,

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from recdiv.data import Interactions, Qrels, Rankings, Vocab
 from recdiv.errors import ConfigError
 from recdiv.eval import EvalContext, parse_measure
-from recdiv.eval.preference import lexiprecision, lexirecall, preference_per_user, preference_summary
+from recdiv.eval.evaluate import preference_per_user, preference_summary
+from recdiv.eval.metrics.preference import lexiprecision, lexirecall
 
 N_C = 1000
 ITEMS = Vocab(["r1", "r2", "r3"] + [f"n{i:03d}" for i in range(N_C - 3)])

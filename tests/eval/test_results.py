@@ -12,8 +12,8 @@ from scipy import stats
 from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
 from recdiv.errors import ConfigError
-from recdiv.eval.corrections import benjamini_hochberg, holm
 from recdiv.eval.results import Results
+from recdiv.eval.stats.corrections import benjamini_hochberg, holm
 
 
 @pytest.fixture

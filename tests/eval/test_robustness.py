@@ -10,7 +10,7 @@ from scipy import stats
 from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
 from recdiv.data.vocab import Vocab
-from recdiv.eval.robustness import (
+from recdiv.eval.meta.robustness import (
     SPARSITY_LEVELS,
     item_popularity,
     keep_ratings,

@@ -13,10 +13,9 @@ from recdiv.aspects.space import AspectSpace
 from recdiv.data.qrels import Qrels
 from recdiv.data.vocab import Vocab
 from recdiv.eval.context import EvalContext
-from recdiv.eval.perturbation import ideal_trace, shuffled_systems
-from recdiv.eval.robustness import (
+from recdiv.eval.meta.perturbation import ideal_trace, pr_experiment3, shuffled_systems
+from recdiv.eval.meta.robustness import (
     aspect_strata,
-    pr_experiment3,
     proportional_allocation,
     proportional_robustness,
     proportional_samples,

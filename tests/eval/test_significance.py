@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from recdiv.errors import ConfigError
-from recdiv.eval.significance import (
+from recdiv.eval.stats.significance import (
     TESTS,
     bootstrap_pvalues,
     bootstrap_test,
@@ -256,7 +256,7 @@ def test_same_seed_same_pvalues(d, seed):
 
 @pytest.mark.parametrize(("rows", "n"), [(2, 7), (4, 6040), (3, 5), (1, 1)])
 def test_fast_sign_bits_equal_plain_integers(rows, n):
-    from recdiv.eval.significance import _bits
+    from recdiv.eval.stats.significance import _bits
 
     rng_a, rng_b = np.random.default_rng(42), np.random.default_rng(42)
     for _ in range(2):  # the streams stay aligned across calls

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from recdiv.errors import ConfigError
-from recdiv.eval.tukey import tukey_hsd
+from recdiv.eval.stats.tukey import tukey_hsd
 
 S1 = (0.6, 0.5, 0.7, 0.4, 0.8)
 S2 = (0.5, 0.5, 0.6, 0.3, 0.6)

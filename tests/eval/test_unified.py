@@ -7,8 +7,8 @@ import pytest
 
 from recdiv.errors import ConfigError
 from recdiv.eval import EvalContext, parse_measure
-from recdiv.eval.ideal import ideal_ordering
-from recdiv.eval.unified import gamma_weights
+from recdiv.eval.meta.ideal import ideal_ordering
+from recdiv.eval.metrics.unified import gamma_weights
 from tests.eval.test_intent_aware import build_case, example_c
 
 

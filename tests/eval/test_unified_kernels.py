@@ -1,7 +1,7 @@
-"""The numba kernels of αβ-nDCG (`recdiv.eval._unified_kernels`) against the implementation they replaced.
+"""The numba kernels of αβ-nDCG (`recdiv.eval.metrics.unified_kernels`) against the implementation they replaced.
 
 The former code is kept here as the slow reference: the vectorised greedy of
-`recdiv.eval.greedy_ideal.ab_ideal` over padded candidate tables (ideal lists), and the run gains as
+`recdiv.eval.metrics.greedy_ideal.ab_ideal` over padded candidate tables (ideal lists), and the run gains as
 exclusive group sums of logarithms over (user, aspect, position) pairs. The ideal lists and their gains must be
 identical (ties included, METRICS.md §0.6); run gains and values agree to 1e-12 (the former gains went
 through log/exp of a cumulative sum over all users, so they carried rounding noise of that order).
@@ -14,10 +14,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from recdiv.eval import _unified_kernels as kernels
-from recdiv.eval import intent_aware as ia
-from recdiv.eval import parse_measure, unified
-from recdiv.eval.greedy_ideal import GREEDY_CHUNK_ELEMS, ab_ideal, chunks_by_width, padded_rows, tie_keys
+from recdiv.eval import parse_measure
+from recdiv.eval.metrics import intents as ia
+from recdiv.eval.metrics import unified
+from recdiv.eval.metrics import unified_kernels as kernels
+from recdiv.eval.metrics.greedy_ideal import GREEDY_CHUNK_ELEMS, ab_ideal, chunks_by_width, padded_rows, tie_keys
 from tests.eval.test_intent_aware import build_case
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

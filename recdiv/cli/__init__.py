@@ -1,0 +1,82 @@
+"""The `recdiv` command: a lazy table of subcommands, and recdiv's errors as one line on stderr, exit status 2.
+
+Every command lives in one module of this package, which defines `configure_<command>(parser)` (arguments and
+`func`). Only the module of the command being run is imported, and modules import the heavy libraries (numpy,
+pandas, scipy, numba, torch) inside their handlers, so that `recdiv --help` and `recdiv COMMAND --help` start
+at once. `recdiv --help` lists the commands from `COMMANDS` without importing any of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import importlib
+import sys
+from typing import NamedTuple
+
+from recdiv import __version__
+from recdiv.errors import RecdivError
+
+
+class Command(NamedTuple):
+    module: str  # the module in recdiv.cli that defines configure_<name>
+    help: str  # one line for `recdiv --help`
+
+
+COMMANDS: dict[str, Command] = {
+    "data": Command("recdiv.cli.data", "dataset information and downloads"),
+    "recommend": Command("recdiv.cli.recommend", "fit a baseline recommender and write a TREC run for the test users"),
+    "rerank": Command("recdiv.cli.rerank", "rerank a run's candidates with a diversifier (MMR, xQuAD, ...)"),
+    "eval": Command("recdiv.cli.eval", "evaluate run files against qrels"),
+    "compare": Command("recdiv.cli.compare", "paired significance tests between runs"),
+    "axioms": Command("recdiv.cli.axioms", "check Parapar & Radlinski's axioms (Table 1) for metrics"),
+    "run": Command("recdiv.cli.experiment", "run (or resume) an experiment described by a TOML file"),
+    "report": Command("recdiv.cli.experiment", "rebuild summary tables and report.html from an output folder"),
+    "demo": Command("recdiv.cli.experiment", "a complete experiment on the embedded synthetic dataset (offline)"),
+}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; `command` (or every command when None) gets its full arguments, the others only their name."""
+    parser = argparse.ArgumentParser(prog="recdiv",
+                                     description="recdiv: recommender baselines, diversifiers and evaluation")
+    parser.add_argument("--version", action="version", version=f"recdiv {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, cmd in COMMANDS.items():
+        p = sub.add_parser(name, help=cmd.help, description=cmd.help)
+        if command is None or name == command:
+            getattr(importlib.import_module(cmd.module), f"configure_{name}")(p)
+    return parser
+
+
+def _command(argv: list[str]) -> str | None:
+    """The subcommand named in argv (the first word that is not an option), or None."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = _command(argv)
+    if command is not None and command not in COMMANDS:
+        close = difflib.get_close_matches(command, COMMANDS, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else f"; commands: {', '.join(COMMANDS)}"
+        print(f"recdiv: error: unknown command {command!r}{hint}", file=sys.stderr)
+        return 2
+    parser = build_parser(command or "")
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        rc = args.func(args)
+    except RecdivError as e:
+        print(f"recdiv: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("recdiv: interrupted", file=sys.stderr)
+        return 130
+    return int(rc or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

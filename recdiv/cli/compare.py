@@ -1,0 +1,176 @@
+"""`recdiv compare`: paired significance tests between TREC runs on one or more measures.
+
+    recdiv compare QRELS RUN... -m MEASURE [-m MEASURE ...] [--test t|wilcoxon|sign|permutation|bootstrap]
+        [--correction none|bonferroni|holm|bh] [--baseline RUN] [--format table|markdown|latex|json]
+        [--rel-threshold 4] [--seed S] [--samples B] [--alpha 0.05] [--per-user]
+
+Runs and qrels are read into one vocabulary (`recdiv.eval.io.load_inputs`). Without --baseline every pair of
+runs is tested; with it, each run against the baseline. JSON (one measure): {"measure", "test", "correction",
+"means": {RUN: mean}, "pairs": [{"a", "b", "mean_a", "mean_b", "p_value", "p_adjusted", "effect_size", ...}]};
+several measures give a list of such objects.
+
+Pairwise preference measures (``lexirecall``, ``lexiprecision``; METRICS.md §D.5) have no per-run mean: each pair
+gets its per-user preferences π_u ∈ {−1, 0, +1} of a over b, the two-sided sign test, wins/ties/losses and
+effect_size = mean preference; ``--per-user`` adds ``"per_user": {"A>B": {USER: π}}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+from recdiv.errors import ConfigError
+from recdiv.eval.stats.corrections import CORRECTIONS, adjust, canonical_correction
+from recdiv.eval.stats.significance import TESTS, canonical_test, sign_test
+
+
+def configure_compare(p: argparse.ArgumentParser) -> None:
+    p.description = ("Paired significance tests between TREC runs (METRICS.md §F): means, p-values, corrected "
+                     "p-values and effect sizes (Cohen's d_z).")
+    p.add_argument("qrels", help="TREC qrels file (user 0 item grade)")
+    p.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files (user Q0 item rank score tag)")
+    p.add_argument("-m", "--measure", action="append", required=True, dest="measures",
+                   help="measure, e.g. nDCG@10 or lexirecall (repeatable)")
+    p.add_argument("--test", choices=TESTS, default=None,
+                   help="paired test (default t; sign for preference measures)")
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm", help="multiple-comparison correction")
+    p.add_argument("--baseline", default=None, help="compare every run against this run (file or name)")
+    p.add_argument("--format", choices=("table", "markdown", "latex", "json"), default="table")
+    p.add_argument("--rel-threshold", type=float, default=4.0, help="relevance threshold τ (default 4)")
+    p.add_argument("--population", choices=("relevant", "judged"), default="relevant")
+    p.add_argument("--seed", type=int, default=0, help="seed of the randomisation/bootstrap tests")
+    p.add_argument("--samples", type=int, default=None,
+                   help="Monte Carlo samples (default 100000 permutation, 1000 bootstrap)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level of the markers")
+    p.add_argument("--alternative", choices=("two-sided", "greater", "less"), default="two-sided")
+    p.add_argument("--train", default=None, help="training interactions TSV (novelty measures)")
+    p.add_argument("--aspects", default=None, help="item-aspect TSV (diversity / intent-aware measures)")
+    p.add_argument("--per-user", action="store_true", help="add per-user values (JSON only)")
+    p.add_argument("-o", "--output", default=None, help="write the report to this file (atomically)")
+    p.set_defaults(func=handler)
+
+
+def _baseline_name(baseline: str | None, paths: list[str], names: list[str]) -> str | None:
+    if baseline is None:
+        return None
+    if baseline in names:
+        return baseline
+    for path, name in zip(paths, names):
+        if baseline == path or Path(baseline).resolve() == Path(path).resolve():
+            return name
+    raise ConfigError(f"--baseline {baseline!r} is not one of the runs: {', '.join(names)}")
+
+
+def _preference_report(measure, runs, names, baseline, inputs, args, correction) -> dict:
+    from recdiv.eval.evaluate import preference_per_user
+
+    if args.test not in (None, "sign"):
+        raise ConfigError(f"{measure} gives per-user preferences (+1/0/−1): only --test sign applies")
+    if baseline is None:
+        pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+    else:
+        pairs = [(a, baseline) for a in names if a != baseline]
+    users = inputs.qrels.population(inputs.context.threshold, inputs.context.population)
+    user_ids = [str(u) for u in inputs.qrels.users.id_of(users)]
+    rows, per_user = [], {}
+    for a, b in pairs:
+        prefs = np.asarray(preference_per_user(measure, runs[a], runs[b], inputs.qrels, inputs.context))
+        res = sign_test(prefs.astype(np.float64), None, args.alternative)
+        wins, losses = int((prefs > 0).sum()), int((prefs < 0).sum())
+        rows.append({"a": a, "b": b, "mean_a": None, "mean_b": None, "p_value": res.p_value,
+                     "effect_size": float(prefs.mean()) if len(prefs) else 0.0,
+                     "wins": wins, "ties": len(prefs) - wins - losses, "losses": losses})
+        if args.per_user:
+            if len(prefs) != len(user_ids):
+                raise ConfigError(f"{measure}: {len(prefs)} preferences for {len(user_ids)} evaluated users")
+            per_user[f"{a}>{b}"] = dict(zip(user_ids, map(int, prefs)))
+    p_adj = adjust([r["p_value"] for r in rows], correction) if rows else []
+    for r, pa in zip(rows, p_adj):
+        r["p_adjusted"] = float(pa)
+        r["significant"] = bool(pa < args.alpha)
+    out = {"measure": measure, "test": "sign", "correction": correction, "alpha": args.alpha,
+           "alternative": args.alternative, "baseline": baseline, "means": {}, "pairs": rows}
+    if args.per_user:
+        out["per_user"] = per_user
+    return out
+
+
+def _format_preferences(rep: dict, fmt: str) -> str:
+    head = ["a", "b", "wins", "ties", "losses", "mean pref", "p", "p_adj"]
+    rows = [[r["a"], r["b"], str(r["wins"]), str(r["ties"]), str(r["losses"]), f"{r['effect_size']:+.4f}",
+             f"{r['p_value']:.4g}", f"{r['p_adjusted']:.4g}" + (" *" if r["significant"] else "")]
+            for r in rep["pairs"]]
+    note = (f"{rep['measure']}: preference of a over b per user; sign test ({rep['alternative']}), "
+            f"{rep['correction']} correction, α = {rep['alpha']}.")
+    if fmt == "latex":
+        def esc(t):
+            return t.replace("_", r"\_").replace("&", r"\&").replace("%", r"\%").replace("#", r"\#")
+
+        lines = [r"\begin{tabular}{llrrrrrr}", r"\toprule", " & ".join(head) + r" \\", r"\midrule"]
+        lines += [" & ".join(esc(c) for c in r) + r" \\" for r in rows]
+        return "\n".join([*lines, r"\bottomrule", r"\end{tabular}", "% " + note]) + "\n"
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        return "\n".join(lines) + "\n\n" + note + "\n"
+    widths = [max(len(x) for x in col) for col in zip(head, *rows)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [head, *rows]]
+    return "\n".join(lines) + "\n" + note + "\n"
+
+
+def handler(args: argparse.Namespace) -> int:
+    from recdiv.eval.catalog import parse_measure
+    from recdiv.eval.io import load_inputs, run_names
+    from recdiv.eval.metrics.preference import PairwiseMeasure
+    from recdiv.eval.results import Results
+
+    correction = canonical_correction(args.correction)
+    if args.samples is not None and args.samples < 1:
+        raise ConfigError("--samples must be positive")
+    if not 0 < args.alpha < 1:
+        raise ConfigError("--alpha must be in (0, 1)")
+    measures = [parse_measure(m) for m in args.measures]
+    inputs = load_inputs(args.qrels, args.runs, train=args.train, aspects=args.aspects,
+                         threshold=args.rel_threshold, population=args.population)
+    names = run_names(args.runs)
+    if len(names) < 2:
+        raise ConfigError("recdiv compare needs at least two runs")
+    baseline = _baseline_name(args.baseline, list(args.runs), names)
+    runs = inputs.runs
+    pref = [m for m in measures if isinstance(m, PairwiseMeasure)]
+    plain = [m for m in measures if not isinstance(m, PairwiseMeasure)]
+    reports: list[tuple[str, object]] = []  # (kind, payload) in measure order
+    if plain:
+        test = canonical_test(args.test or "t")
+        res = Results.evaluate(runs, inputs.qrels, plain, inputs.context)
+        cmp = res.compare(baseline=baseline, test=test, correction=correction, alpha=args.alpha,
+                          alternative=args.alternative, seed=args.seed, n_samples=args.samples)
+    for m in measures:
+        if m in pref:
+            reports.append(("pref", _preference_report(str(m), runs, names, baseline, inputs, args, correction)))
+        else:
+            d = cmp.to_dict(str(m))
+            if args.per_user:
+                ids = [str(u) for u in res.users]
+                d["per_user"] = {s: dict(zip(ids, map(float, res.per_user(s, str(m))))) for s in res.systems}
+            reports.append(("plain", d))
+    if args.format == "json":
+        payload = [r for _, r in reports]
+        text = json.dumps(payload[0] if len(payload) == 1 else payload, indent=2, ensure_ascii=False) + "\n"
+    else:
+        parts = []
+        if plain:
+            parts.append({"table": cmp.to_table, "markdown": cmp.to_markdown, "latex": cmp.to_latex}[args.format]())
+        parts += [_format_preferences(r, args.format) for kind, r in reports if kind == "pref"]
+        text = "\n".join(parts)
+    if args.output:
+        from recdiv.data.textio import atomic_write
+
+        with atomic_write(args.output) as fh:
+            fh.write(text)
+    else:
+        print(text, end="")
+    return 0

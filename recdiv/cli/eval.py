@@ -1,0 +1,132 @@
+"""`recdiv eval`: evaluate TREC run files against a qrels file (trec_eval semantics for accuracy measures).
+
+    recdiv eval QRELS RUN [RUN ...] -m MEASURE [MEASURE ...] [--rel-threshold 4] [--population relevant|judged]
+                [--per-user] [--format table|json|csv] [--train TRAIN.tsv] [--aspects ASPECTS.tsv]
+                [--previous PREV.run]
+    recdiv eval --list
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import math
+import sys
+
+from recdiv.errors import ConfigError
+
+DEFAULT_MEASURES = ["P@10", "Recall@10", "AP", "nDCG@10", "RR"]
+
+
+def configure_eval(p: argparse.ArgumentParser) -> None:
+    p.description = ("Evaluate TREC run files (user Q0 item rank score tag) against TREC qrels (user 0 item grade). "
+                     "Rankings follow the scores (ties: item id in descending string order, like trec_eval); users "
+                     "of the evaluated population missing from a run score 0.")
+    p.add_argument("qrels", nargs="?", help="TREC qrels file: user 0 item grade")
+    p.add_argument("runs", nargs="*", metavar="run", help="TREC run files: user Q0 item rank score tag")
+    p.add_argument("-m", "--measure", dest="measures", action="extend", nargs="+", metavar="MEASURE",
+                   help=f"measure, e.g. nDCG@10 or 'nDCG(gain=exp)@10' (default: {' '.join(DEFAULT_MEASURES)})")
+    p.add_argument("--rel-threshold", type=float, default=4.0, metavar="TAU",
+                   help="relevant <=> grade >= TAU (default 4)")
+    p.add_argument("--population", choices=["relevant", "judged"], default="relevant",
+                   help="users averaged over: with >= 1 relevant test item (default) or >= 1 judged item (trec_eval)")
+    p.add_argument("--per-user", action="store_true", help="also print per-user values")
+    p.add_argument("--format", choices=["table", "json", "csv"], default="table")
+    p.add_argument("--train", metavar="TSV", help="training interactions (user item value [timestamp])")
+    p.add_argument("--aspects", metavar="TSV", help="item aspects (item aspect [weight])")
+    p.add_argument("--previous", metavar="RUN", help="previous recommendations (TREC run), for ESSD-style measures")
+    p.add_argument("--list", action="store_true", help="list every measure with formula and citation, then exit")
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    from recdiv.eval.catalog import parse_measures
+    from recdiv.eval.io import load_inputs, summarize
+
+    if args.list:
+        sys.stdout.write(list_text())
+        return 0
+    if not args.qrels or not args.runs:
+        raise ConfigError("recdiv eval needs a qrels file and at least one run file (or --list)")
+    measures = parse_measures(args.measures or DEFAULT_MEASURES)  # unknown names fail before any file is read
+    inputs = load_inputs(args.qrels, args.runs, train=args.train, aspects=args.aspects, previous=args.previous,
+                         threshold=args.rel_threshold, population=args.population)
+    for m in measures:
+        for need in m.NEEDS:
+            if getattr(inputs.context, need, None) is None:
+                raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need} FILE")
+    result = summarize(inputs.runs, inputs.qrels, measures, inputs.context, per_user=args.per_user)
+    writer = {"table": format_table, "json": format_json, "csv": format_csv}[args.format]
+    sys.stdout.write(writer(result, [str(m) for m in measures]))
+    return 0
+
+
+# output ------------------------------------------------------------------------------------------------
+def _num(v: float) -> str:
+    return "nan" if math.isnan(v) else f"{v:.6f}"
+
+
+def format_table(result: dict, measures: list[str]) -> str:
+    """Runs × measures (6 decimals), then per-user rows `run measure user value` if present."""
+    names = list(result["runs"])
+    w0 = max([3, *map(len, names)])
+    widths = [max(9, len(m)) for m in measures]
+    lines = ["  ".join([f"{'run':<{w0}}", *(f"{m:>{w}}" for m, w in zip(measures, widths))])]
+    for name in names:
+        row = result["runs"][name]
+        lines.append("  ".join([f"{name:<{w0}}", *(f"{_num(row[m]):>{w}}" for m, w in zip(measures, widths))]))
+    for name, table in result.get("per_user", {}).items():
+        lines.append("")
+        for m, values in table.items():
+            for u, v in values.items():
+                lines.append(f"{name}\t{m}\t{u}\t{_num(v)}")
+    return "\n".join(lines) + "\n"
+
+
+def _clean(obj):
+    """NaN → None (JSON null); everything else as is (floats keep full precision)."""
+    if isinstance(obj, dict):
+        return {k: _clean(v) for k, v in obj.items()}
+    if isinstance(obj, float) and math.isnan(obj):
+        return None
+    return obj
+
+
+def format_json(result: dict, measures: list[str]) -> str:
+    return json.dumps(_clean(result), indent=2, allow_nan=False) + "\n"
+
+
+def format_csv(result: dict, measures: list[str]) -> str:
+    """Long format: run,measure,user,value; the run value has an empty user field. Full precision."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["run", "measure", "user", "value"])
+    for name, row in result["runs"].items():
+        for m in measures:
+            w.writerow([name, m, "", repr(row[m])])
+    for name, table in result.get("per_user", {}).items():
+        for m, values in table.items():
+            for u, v in values.items():
+                w.writerow([name, m, u, repr(v)])
+    return buf.getvalue()
+
+
+def list_text() -> str:
+    """Every registered measure, grouped by kind, with its parameters, formula and citation."""
+    from recdiv.eval.reference import grouped, signature
+
+    lines = []
+    for kind, classes in grouped().items():
+        lines.append(f"{kind}:")
+        for cls in classes:
+            head = f"  {signature(cls)}"
+            extra = f"  [needs {', '.join(cls.NEEDS)}]" if cls.NEEDS else ""
+            lines.append(head + (f"  — METRICS.md §{cls.SECTION}" if cls.SECTION else "") + extra)
+            if cls.FORMULA:
+                lines.append(f"      {cls.FORMULA}")
+            if cls.CITATION:
+                lines.append(f"      {cls.CITATION}")
+        lines.append("")
+    return "\n".join(lines)

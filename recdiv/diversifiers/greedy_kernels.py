@@ -1,0 +1,296 @@
+"""numba kernels of the greedy template (`greedy.py`): its selection rule `select_best` (NaN skipped, ties →
+earliest, all NaN → earliest remaining), and fused greedy loops — the whole k-step selection of one user at a
+time, state kept in cache.
+
+The NumPy template (`greedy.py`) runs each step for a block of users over (users × N) arrays, which streams those
+arrays through memory k times. These kernels run the same objective and state update per user instead (the user's
+N candidates and aspect state stay in L1/L2 for all k steps) and are used by the built-in rerankers whose objective
+they implement (`GreedyReranker.fused`). They repeat the template's floating-point operations in the same order —
+the objective is evaluated exactly as the reranker's `objective` evaluates it, sums over aspects run in the order of
+`BlockSparse.dot` (stored order from 0.0) or of NumPy's pairwise `sum` — and select with the template's rule, so
+their lists equal the template's (tests/diversifiers/test_fused.py checks this on random instances with ties).
+Candidate aspects come as a padded (ELL) layout: row u·N + c of `cols`/`vals` holds the block columns u·F + a of
+the candidate's aspects; padding points at column n·F with value 0.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+
+@numba.njit(cache=True, nogil=True)
+def select_best(f: np.ndarray, remaining: np.ndarray, has: np.ndarray, best: np.ndarray) -> None:
+    """best[u] = argmax of f[u] over remaining non-NaN entries (first maximum); if none is above −inf, the earliest
+    remaining non-NaN, else the earliest remaining; −1 where not has[u]. The picked entry leaves `remaining`."""
+    n, N = f.shape
+    for u in range(n):
+        if not has[u]:
+            best[u] = -1
+            continue
+        b, first_ok, first_rem = -1, -1, -1
+        bv = -np.inf
+        for c in range(N):
+            if remaining[u, c]:
+                if first_rem < 0:
+                    first_rem = c
+                v = f[u, c]
+                if v == v:  # not NaN
+                    if first_ok < 0:
+                        first_ok = c
+                    if v > bv:
+                        bv = v
+                        b = c
+        if b < 0:
+            b = first_ok if first_ok >= 0 else first_rem
+        best[u] = b
+        if b >= 0:
+            remaining[u, b] = False
+
+
+@numba.njit(inline="always")
+def _pick(f: np.ndarray, rem: np.ndarray) -> int:
+    """The template's rule on f, where removed candidates hold NaN: first maximum over non-NaN values; if none is
+    above −inf, the earliest remaining non-NaN; if all remaining are NaN, the earliest remaining."""
+    b = -1
+    bv = -np.inf
+    for c in range(len(f)):
+        if f[c] > bv:  # False for NaN
+            bv = f[c]
+            b = c
+    if b >= 0:
+        return b
+    first_rem = -1
+    for c in range(len(f)):
+        if rem[c]:
+            if f[c] == f[c]:
+                return c
+            if first_rem < 0:
+                first_rem = c
+    return first_rem
+
+
+@numba.njit(inline="always")
+def _aspect_masks(cols: np.ndarray, u: int, N: int, F: int, n: int, masks: np.ndarray) -> None:
+    """Bit (a mod 63) for every aspect a of each of user u's candidates: a conservative overlap test."""
+    for c in range(N):
+        m = 0
+        for j in range(cols.shape[1]):
+            col = cols[u * N + c, j]
+            if col < n * F:
+                m |= 1 << ((col - u * F) % 63)
+        masks[c] = m
+
+
+@numba.njit(inline="always")
+def _changed(w: np.ndarray, w_old: np.ndarray, lo: int, F: int) -> int:
+    """Bit mask (a mod 63) of the aspects whose weight changed; w_old takes the new values."""
+    m = 0
+    for a in range(F):
+        if w[lo + a] != w_old[a] or w[lo + a] != w[lo + a]:
+            m |= 1 << (a % 63)
+        w_old[a] = w[lo + a]
+    return m
+
+
+@numba.njit(inline="always")
+def _row_dot(cols: np.ndarray, vals: np.ndarray, r: int, w: np.ndarray) -> float:
+    acc = 0.0
+    for j in range(cols.shape[1]):
+        acc += vals[r, j] * w[cols[r, j]]
+    return acc
+
+
+@numba.njit(cache=True, nogil=True)
+def pairwise_sum(a: np.ndarray, lo: int, n: int) -> float:
+    """NumPy's pairwise summation of a[lo:lo+n] (`np.add.reduce` over a contiguous axis) bit for bit, n ≤ 128
+    (NumPy splits longer runs recursively; callers with more aspects use the template)."""
+    if n < 8:
+        res = 0.0
+        for i in range(lo, lo + n):
+            res += a[i]
+        return res
+    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    i = 8
+    while i < n - (n % 8):
+        r0 += a[lo + i]
+        r1 += a[lo + i + 1]
+        r2 += a[lo + i + 2]
+        r3 += a[lo + i + 3]
+        r4 += a[lo + i + 4]
+        r5 += a[lo + i + 5]
+        r6 += a[lo + i + 6]
+        r7 += a[lo + i + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res
+
+
+@numba.njit(cache=True, nogil=True)
+def aspect_coverage_greedy(cols, vals, rel, gain, pu, alpha, valid, out):
+    """IA-Select and xQuAD: U_a = 1 initially; f(c) = rel[c] + gain[c]·Σ_a X[c,a]·(p(a|u)·U_a) (rel = 0, gain = ŝ
+    for IA-Select; rel = (1 − λ)·ŝ, gain = λ for xQuAD); after the pick i*: U_a ← U_a·(1 − alpha[i*]·X[i*,a])
+    (alpha = ŝ for IA-Select, α for xQuAD). Only candidates sharing an aspect whose weight changed are re-evaluated."""
+    n, N = valid.shape
+    F = pu.shape[1]
+    k = out.shape[1]
+    w = np.zeros(n * F + 1)
+    w_old = np.empty(F)
+    f = np.empty(N)
+    U = np.empty(F)
+    masks = np.empty(N, dtype=np.int64)
+    for u in range(n):
+        rem = valid[u].copy()
+        _aspect_masks(cols, u, N, F, n, masks)
+        U[:] = 1.0
+        for t in range(min(k, rem.sum())):
+            for a in range(F):
+                w[u * F + a] = pu[u, a] * U[a]
+            changed = _changed(w, w_old, u * F, F)  # also records w for the next step
+            for c in range(N):
+                if t == 0:
+                    f[c] = np.nan
+                if rem[c] and (t == 0 or masks[c] & changed):
+                    f[c] = rel[u, c] + gain[u, c] * _row_dot(cols, vals, u * N + c, w)
+            b = _pick(f, rem)
+            out[u, t] = b
+            rem[b] = False
+            f[b] = np.nan
+            r = u * N + b
+            for j in range(cols.shape[1]):
+                if cols[r, j] < n * F:
+                    a = cols[r, j] - u * F
+                    U[a] = U[a] * (1.0 - alpha[u, b] * vals[r, j])
+
+
+@numba.njit(cache=True, nogil=True)
+def pm2_greedy(cols, vals, votes, lam, valid, out):
+    """PM-2: qt_a = v_a/(2 s_a + 1), a* = first argmax; f(c) = Σ_a X[c,a]·w_a with w = (1 − λ)·qt, w_{a*} = λ·qt_{a*};
+    after the pick i*: s_a ← s_a + X[i*,a]/Σ_a' X[i*,a'] (NumPy's pairwise sum over the dense row).
+    Only candidates sharing an aspect whose weight changed are re-evaluated."""
+    n, N = valid.shape
+    F = votes.shape[1]
+    k = out.shape[1]
+    w = np.zeros(n * F + 1)
+    w_old = np.empty(F)
+    f = np.empty(N)
+    seats = np.empty(F)
+    qt = np.empty(F)
+    row = np.empty(F)
+    masks = np.empty(N, dtype=np.int64)
+    for u in range(n):
+        rem = valid[u].copy()
+        _aspect_masks(cols, u, N, F, n, masks)
+        seats[:] = 0.0
+        for t in range(min(k, rem.sum())):
+            star = 0
+            for a in range(F):
+                qt[a] = votes[u, a] / (2.0 * seats[a] + 1.0)
+                if qt[a] > qt[star]:
+                    star = a
+            for a in range(F):
+                w[u * F + a] = (1.0 - lam) * qt[a]
+            w[u * F + star] = lam * qt[star]
+            changed = _changed(w, w_old, u * F, F)  # also records w for the next step
+            for c in range(N):
+                if t == 0:
+                    f[c] = np.nan
+                if rem[c] and (t == 0 or masks[c] & changed):
+                    f[c] = _row_dot(cols, vals, u * N + c, w)
+            b = _pick(f, rem)
+            out[u, t] = b
+            rem[b] = False
+            f[b] = np.nan
+            r = u * N + b
+            row[:] = 0.0
+            for j in range(cols.shape[1]):
+                if cols[r, j] < n * F:
+                    row[cols[r, j] - u * F] = vals[r, j]
+            tot = pairwise_sum(row, 0, F)
+            if tot > 0:
+                for a in range(F):
+                    seats[a] += row[a] / tot
+
+
+@numba.njit(cache=True, nogil=True)
+def mmr_greedy(first, base, lam1, masks, inv, size, defined, cosine, valid, out):
+    """MMR (thesis) with 0/1 aspect-mask similarities: f = first at t = 0, else base − pen with
+    pen = max over S of (1 − λ)·sim (fmax, NaN similarities ignored); sim as `kernels.set_similarity`. A candidate
+    sharing no aspect with the pick has sim 0 (or NaN) and keeps its pen (≥ 0), so only overlapping ones change."""
+    n, N = valid.shape
+    k = out.shape[1]
+    f = np.empty(N)
+    pen = np.empty(N)
+    for u in range(n):
+        rem = valid[u].copy()
+        pen[:] = 0.0
+        for c in range(N):
+            f[c] = first[u, c] if rem[c] else np.nan
+        for t in range(min(k, rem.sum())):
+            b = _pick(f, rem)
+            out[u, t] = b
+            rem[b] = False
+            f[b] = np.nan
+            mb, ib, sb = masks[u, b], inv[u, b], size[u, b]
+            for c in range(N):
+                if not rem[c]:
+                    continue
+                if defined[u, b] and masks[u, c] & mb:
+                    x = masks[u, c] & mb
+                    x = x - ((x >> 1) & 0x5555555555555555)
+                    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+                    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+                    inter = float((x * 0x0101010101010101) >> 56)
+                    if cosine:
+                        s = inter * inv[u, c] * ib
+                    elif defined[u, c]:
+                        s = inter / (size[u, c] + sb - inter)
+                    else:
+                        s = np.nan
+                    s = s * lam1
+                    if s > pen[c]:  # np.fmax(pen, s): NaN s keeps pen
+                        pen[c] = s
+                        f[c] = base[u, c] - pen[c]
+                if t == 0:
+                    f[c] = base[u, c] - pen[c]
+
+
+@numba.njit(cache=True, nogil=True)
+def calibrated_step(cal_cols, ind_cols, ind_vals, w, s, sum_s, c1, lam, off, remaining, has, Q, best):
+    """One greedy step of Calibrated for a block: f(c) = (1 − λ)·(Σ_S s + s(c)) − λ·(c1 − gain(c)), gain(c) =
+    Σ_j w[cal_cols[c, j]] (unit weights) as `Calibrated.objective`, NaN for users with `off`; pick with the template's
+    rule; then Q_g ← Q_g + X[i*,g]/Σ_g' X[i*,g'] (pairwise sum) and Σ_S s ← Σ_S s + s(i*), as `Calibrated.update`."""
+    n, N = s.shape
+    F = Q.shape[1]
+    f = np.empty(N)
+    row = np.empty(F)
+    for u in range(n):
+        if not has[u]:
+            best[u] = -1
+            continue
+        for c in range(N):
+            if not remaining[u, c] or off[u]:
+                f[c] = np.nan
+                continue
+            r = u * N + c
+            gain = 0.0
+            for j in range(cal_cols.shape[1]):
+                gain += w[cal_cols[r, j]]
+            f[c] = (1.0 - lam) * (sum_s[u] + s[u, c]) - lam * (c1[u] - gain)
+        b = _pick(f, remaining[u])
+        best[u] = b
+        remaining[u, b] = False
+        r = u * N + b
+        row[:] = 0.0
+        for j in range(ind_cols.shape[1]):
+            if ind_cols[r, j] < n * F:
+                row[ind_cols[r, j] - u * F] = ind_vals[r, j]
+        cnt = pairwise_sum(row, 0, F)
+        if cnt > 0:
+            for a in range(F):
+                Q[u, a] += row[a] / cnt
+        sum_s[u] += s[u, b]

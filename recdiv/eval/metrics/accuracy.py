@@ -1,0 +1,480 @@
+"""Accuracy metrics (METRICS.md §A) with trec_eval semantics, computed for all users at once.
+
+Conventions (METRICS.md §0, §A): relevant ⇔ grade ≥ τ (`EvalContext.threshold`, default 4); denominators
+that involve |Rel_u| count all relevant test items, retrieved or not, and give 0 when |Rel_u| = 0 (possible
+only with `population="judged"`); unjudged items are non-relevant (bpref and infAP skip them by definition);
+users of the evaluated population without a list score 0; lists shorter than K are padded with non-relevant
+items (P@K divides by K).
+
+Every measure works on the arrays of a `RunView` (rel, grades, cumulative sums) — one row per user, one
+column per rank position; the arrays shared by several measures are computed once per view (`_memo`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+
+from recdiv.errors import ConfigError
+from recdiv.eval.context import EvalContext
+from recdiv.eval.measure import Measure, register
+from recdiv.eval.metrics.accuracy_kernels import _dcg_sums, _distinct, _ideal_sums, _prefix_stats
+
+if TYPE_CHECKING:
+    from recdiv.data.qrels import Qrels
+    from recdiv.data.rankings import Rankings
+    from recdiv.eval.context import EvalContext, RunView
+
+INFAP_EPSILON = 1e-5  # trec_eval m_infap.c
+
+
+# shared per-view arrays ----------------------------------------------------------------------------
+def _memo(view: RunView, key, fn):
+    """Compute `fn()` once per view (the shared arrays of several measures)."""
+    store = view.__dict__.setdefault("_accuracy_memo", {})
+    if key not in store:
+        store[key] = fn()
+    return store[key]
+
+
+def _width(view: RunView, cutoff: int | None) -> int:
+    """Number of run columns inside the cutoff."""
+    k = view.items.shape[1]
+    return k if cutoff is None else min(cutoff, k)
+
+
+def _cum_rel(view: RunView) -> np.ndarray:
+    """(n, k) number of relevant items in the top k."""
+    return _memo(view, "cum_rel", lambda: np.cumsum(view.rel, axis=1, dtype=np.int64))
+
+
+def _hits(view: RunView, cutoff: int | None) -> np.ndarray:
+    """|R^K ∩ Rel_u| per user."""
+    return _stats(view, cutoff)[0]
+
+
+def _stats(view: RunView, cutoff: int | None):
+    """(hits, AP numerator, rank of the first relevant item) within the cutoff, one pass over `rel`."""
+    w = _width(view, cutoff)
+    return _memo(view, ("prefix", w), lambda: _prefix_stats(view.rel, w))
+
+
+def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """num / den, and 0 where den = 0 (METRICS.md §G.5)."""
+    den = np.asarray(den, dtype=np.float64)
+    return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den != 0)
+
+
+def _ranks(k: int) -> np.ndarray:
+    return np.arange(1, k + 1, dtype=np.float64)
+
+
+# gain and discount models --------------------------------------------------------------------------
+GAINS = ("rating", "binary", "exp", "ranksys")
+_GAIN_CODE = {"rating": 0, "binary": 1, "exp": 2, "ranksys": 3, "halflife": 4}
+
+
+def log_divisor(n: int, disc: str = "log", b: float = 2.0) -> np.ndarray:
+    """Divisors 1/D(k) for k = 1..n: `log` log2(k+1) (trec_eval); `jk` 1 for k ≤ b else log_b(k) (lecture)."""
+    k = _ranks(n)
+    if disc == "log":
+        return np.log2(k + 1.0)
+    return np.where(k <= b, 1.0, np.log(np.maximum(k, 1.0)) / np.log(b))
+
+
+def ideal_sums(view: RunView, gain: str, cutoff: int | None, divisor_fn, d: float = 0.0) -> np.ndarray:
+    """Ideal DCG-like sum per evaluated user from all judged test items (retrieved or not), cut at K."""
+    m = view.qrels.matrix
+    indptr, data = m.indptr.astype(np.int64, copy=False), m.data.astype(np.float64, copy=False)
+    levels = _memo(view, "grade_levels", lambda: _distinct(data, 32))
+    counts = np.diff(indptr)[view.users]
+    longest = int(counts.max()) if len(counts) else 0
+    limit = longest if cutoff is None else min(cutoff, longest)
+    return _ideal_sums(indptr, data, view.users.astype(np.int64, copy=False), divisor_fn(max(limit, 1)), limit,
+                       levels, _GAIN_CODE[gain], float(view.threshold), float(d))
+
+
+def _ideal(view: RunView, gain: str, divisor_name: tuple, cutoff: int | None, divisor_fn) -> np.ndarray:
+    return _memo(view, ("ideal", gain, divisor_name, cutoff), lambda: ideal_sums(view, gain, cutoff, divisor_fn))
+
+
+def _dcg(view: RunView, gain: str, divisor_name: tuple, cutoff: int | None, divisor_fn) -> np.ndarray:
+    """DCG-like sum of the run within the cutoff."""
+    w = _width(view, cutoff)
+
+    def compute():
+        return _dcg_sums(view.grades, w, divisor_fn(max(w, 1)), _GAIN_CODE[gain], float(view.threshold), 0.0)
+
+    return _memo(view, ("dcg", gain, divisor_name, w), compute)
+
+
+# measures ------------------------------------------------------------------------------------------
+@register
+class Precision(Measure):
+    """Precision at K: the fraction of the top K that is relevant.
+
+    P@K(u) = |R^K ∩ Rel_u| / K (short lists still divide by K). trec_eval `P.K`; Valcarce et al. 2018 eq. 1.
+    METRICS.md §A.1.
+    """
+
+    NAME = "P"
+    CUTOFF = "required"
+    FORMULA = "|R^K ∩ Rel_u| / K"
+    CITATION = "trec_eval P.K; Valcarce et al. 2018 eq. 1"
+    SECTION = "A.1"
+
+    def compute(self, view):
+        return _hits(view, self.cutoff) / self.cutoff
+
+
+@register
+class Recall(Measure):
+    """Recall at K: the fraction of all relevant test items found in the top K.
+
+    Recall@K(u) = |R^K ∩ Rel_u| / |Rel_u|. trec_eval `recall.K`; Valcarce et al. 2018 eq. 2. METRICS.md §A.2.
+    """
+
+    NAME = "Recall"
+    FORMULA = "|R^K ∩ Rel_u| / |Rel_u|"
+    CITATION = "trec_eval recall.K; Valcarce et al. 2018 eq. 2"
+    SECTION = "A.2"
+
+    def compute(self, view):
+        return _safe_div(_hits(view, self.cutoff), view.n_rel)
+
+
+@register
+class F1(Measure):
+    """Harmonic mean of P@K and Recall@K.
+
+    F1@K(u) = 2·P·R/(P + R) = 2·|R^K ∩ Rel_u| / (K + |Rel_u|) (0 if no hit). Van Rijsbergen 1979. METRICS.md §A.1–A.2.
+    """
+
+    NAME = "F1"
+    CUTOFF = "required"
+    FORMULA = "2·P@K·Recall@K / (P@K + Recall@K) = 2·|R^K ∩ Rel_u| / (K + |Rel_u|)"
+    CITATION = "van Rijsbergen 1979 (F-measure, β = 1)"
+    SECTION = "A.1–A.2"
+
+    def compute(self, view):
+        return _safe_div(2.0 * _hits(view, self.cutoff), self.cutoff + view.n_rel)
+
+
+@register
+class HitRate(Measure):
+    """Hit rate: 1 if any relevant item is in the top K.
+
+    HitRate@K(u) = [|R^K ∩ Rel_u| > 0] (trec_eval `success.K`). Deshpande & Karypis 2004. METRICS.md §A.1.
+    """
+
+    NAME = "HitRate"
+    FORMULA = "[|R^K ∩ Rel_u| ≥ 1]"
+    CITATION = "trec_eval success.K; Deshpande & Karypis 2004"
+    SECTION = "A.1"
+
+    def compute(self, view):
+        return (_hits(view, self.cutoff) > 0).astype(np.float64)
+
+
+@register
+class AP(Measure):
+    """Average precision (trec_eval `map_cut.K`; without cutoff trec_eval `map`).
+
+    AP@K(u) = (1/|Rel_u|) · Σ_{k ≤ min(K,n)} rel_k · P@k(u) — the denominator is |Rel_u|, not min(K, |Rel_u|).
+    Valcarce et al. 2018 eq. 3. METRICS.md §A.3.
+    """
+
+    NAME = "AP"
+    FORMULA = "(1/|Rel_u|) Σ_{k≤K} rel_k · P@k"
+    CITATION = "trec_eval map_cut.K / map; Valcarce et al. 2018 eq. 3"
+    SECTION = "A.3"
+
+    def compute(self, view):
+        return _safe_div(_stats(view, self.cutoff)[1], view.n_rel)
+
+
+class _DCGBase(Measure):
+    PARAMS: ClassVar = {"gain": "rating", "disc": "log", "b": 2.0}
+
+    def validate(self) -> None:
+        if self.gain not in GAINS:
+            raise ConfigError(f"{self.NAME}: gain must be one of {', '.join(GAINS)}, got {self.gain!r}")
+        if self.disc not in ("log", "jk"):
+            raise ConfigError(f"{self.NAME}: disc must be log or jk, got {self.disc!r}")
+        if self.disc == "log" and self.b != 2.0:
+            raise ConfigError(f"{self.NAME}: b is the log base of disc=jk; it has no effect with disc=log")
+        if self.b <= 1.0:
+            raise ConfigError(f"{self.NAME}: b must be > 1, got {self.b}")
+
+    def _divisor(self):
+        return (self.disc, self.b), (lambda n: log_divisor(n, self.disc, self.b))
+
+    def _dcg(self, view):
+        key, fn = self._divisor()
+        return _dcg(view, self.gain, key, self.cutoff, fn)
+
+
+@register
+class DCG(_DCGBase):
+    """Discounted cumulative gain (unnormalised).
+
+    DCG@K(u) = Σ_{k ≤ min(K,n)} G(i_k)·D(k); gains and discounts as nDCG. Järvelin & Kekäläinen 2002. METRICS.md §A.4.
+    """
+
+    NAME = "DCG"
+    FORMULA = "Σ_{k≤K} G(i_k)·D(k); G ∈ {rating, binary, exp, ranksys}, D ∈ {1/log2(k+1), jk(b)}"
+    CITATION = "Järvelin & Kekäläinen 2002"
+    SECTION = "A.4"
+
+    def compute(self, view):
+        return self._dcg(view)
+
+
+@register
+class NDCG(_DCGBase):
+    """Normalised DCG with trec_eval's ideal: the gains of all judged items (retrieved or not), sorted.
+
+    nDCG@K = DCG@K / IDCG@K (0 if IDCG = 0). gain: `rating` (grade, trec_eval `ndcg_cut`), `binary` (grade ≥ τ),
+    `exp` (2^g − 1 for g ≥ τ), `ranksys` (2^{g−τ+1} − 1 for g ≥ τ); disc: `log` (1/log2(k+1)) or `jk` (1 for
+    k ≤ b, else 1/log_b k; parameter b, default 2). Järvelin & Kekäläinen 2002; trec_eval `ndcg_cut.K`.
+    METRICS.md §A.4.
+    """
+
+    NAME = "nDCG"
+    FORMULA = "DCG@K / IDCG@K; IDCG from all judged items' gains sorted descending"
+    CITATION = "Järvelin & Kekäläinen 2002; trec_eval ndcg_cut.K / ndcg"
+    SECTION = "A.4"
+
+    def compute(self, view):
+        key, fn = self._divisor()
+        return _safe_div(self._dcg(view), _ideal(view, self.gain, key, self.cutoff, fn))
+
+
+@register
+class RR(Measure):
+    """Reciprocal rank of the first relevant item (mean over users = MRR).
+
+    RR@K(u) = 1 / min{k ≤ K : rel_k = 1}, 0 if none. trec_eval `recip_rank`; Voorhees 1999. METRICS.md §A.5.
+    """
+
+    NAME = "RR"
+    FORMULA = "1 / min{k ≤ K : rel_k = 1} (0 if none)"
+    CITATION = "trec_eval recip_rank; Voorhees 1999 (TREC-8 QA)"
+    SECTION = "A.5"
+
+    def compute(self, view):
+        return 1.0 / _stats(view, self.cutoff)[2]
+
+
+@register
+class Rprec(Measure):
+    """R-precision: precision at rank |Rel_u|.
+
+    Rprec(u) = |R^{|Rel_u|} ∩ Rel_u| / |Rel_u| (missing positions non-relevant). trec_eval `Rprec`. METRICS.md §A.6.
+    """
+
+    NAME = "Rprec"
+    CUTOFF = "none"
+    FORMULA = "|R^{|Rel_u|} ∩ Rel_u| / |Rel_u|"
+    CITATION = "trec_eval Rprec; Buckley & Voorhees 2000"
+    SECTION = "A.6"
+
+    def compute(self, view):
+        k = view.items.shape[1]
+        if k == 0:
+            return np.zeros(len(view.users))
+        w = np.minimum(view.n_rel, k)
+        hits = np.take_along_axis(_cum_rel(view), np.maximum(w - 1, 0)[:, None], axis=1)[:, 0]
+        return _safe_div(np.where(w > 0, hits, 0).astype(np.float64), view.n_rel)
+
+
+def _judged_nonrel(view: RunView) -> np.ndarray:
+    return _memo(view, "nonrel", lambda: view.judged & ~view.rel)
+
+
+def _nonrel_above(view: RunView) -> np.ndarray:
+    """(n, k) number of judged non-relevant items ranked above position k."""
+
+    def compute():
+        c = np.cumsum(_judged_nonrel(view), axis=1, dtype=np.int64)
+        return c - _judged_nonrel(view)
+
+    return _memo(view, "nonrel_above", compute)
+
+
+@register
+class Bpref(Measure):
+    """bpref: how often relevant items are ranked above judged non-relevant ones (unjudged items skipped).
+
+    bpref@K(u) = (1/R) Σ_{relevant i_k, k ≤ K} [1 if nr(k) = 0 else 1 − min(nr(k), R)/min(N, R)], R = |Rel_u|,
+    N = |NRel_u| (judged non-relevant test items), nr(k) = judged non-relevant items above k.
+    Buckley & Voorhees 2004; trec_eval `bpref`; Valcarce et al. 2018 eq. 6. METRICS.md §A.7.
+    """
+
+    NAME = "bpref"
+    FORMULA = "(1/R) Σ_{rel i_k} (1 − min(nr(k), R) / min(N, R)); term 1 if nr(k) = 0"
+    CITATION = "Buckley & Voorhees 2004; trec_eval bpref; Valcarce et al. 2018 eq. 6"
+    SECTION = "A.7"
+
+    def compute(self, view):
+        w = _width(view, self.cutoff)
+        R = view.n_rel.astype(np.float64)[:, None]
+        N = (view.n_judged - view.n_rel).astype(np.float64)[:, None]
+        nr = _nonrel_above(view)[:, :w]
+        penalty = _safe_div(np.minimum(nr, R), np.minimum(N, R))
+        term = np.where(nr > 0, 1.0 - penalty, 1.0)
+        return _safe_div(np.where(view.rel[:, :w], term, 0.0).sum(axis=1), view.n_rel)
+
+
+@register
+class InfAP(Measure):
+    """Inferred average precision (Yilmaz & Aslam 2006).
+
+    infAP@K(u) = (1/|Rel_u|) Σ_{relevant i_k, k ≤ K} E[P@k], with rel_a / nrel_a the judged relevant /
+    non-relevant items above k and ε = 1e−5:
+    `trec_eval` (default): E[P@1] = 1;
+    E[P@k] = 1/k + ((k−1)/k)·((rel_a + nrel_a)/(k−1))·(rel_a + ε)/(rel_a + nrel_a + 2ε);
+    `valcarce`: E[P@k] = 1/k + ((k−1)/k)·(rel_a + ε)/(rel_a + nrel_a + 2ε) (Valcarce et al. 2018 eq. 7–8).
+    METRICS.md §A.8.
+    """
+
+    NAME = "infAP"
+    PARAMS: ClassVar = {"variant": "trec_eval"}
+    FORMULA = ("(1/|Rel_u|) Σ_{rel i_k} E[P@k]; E[P@k] = 1/k + ((k−1)/k)·(pool/(k−1))·(rel+ε)/(rel+nrel+2ε) "
+               "(trec_eval; valcarce: no pool factor)")
+    CITATION = "Yilmaz & Aslam 2006; trec_eval infAP; Valcarce et al. 2018 eq. 7–8"
+    SECTION = "A.8"
+
+    def validate(self) -> None:
+        if self.variant not in ("trec_eval", "valcarce"):
+            raise ConfigError(f"infAP: variant must be trec_eval or valcarce, got {self.variant!r}")
+
+    def compute(self, view):
+        w = _width(view, self.cutoff)
+        k = _ranks(w)
+        rel_a = (_cum_rel(view)[:, :w] - view.rel[:, :w]).astype(np.float64)
+        nrel_a = _nonrel_above(view)[:, :w].astype(np.float64)
+        frac = (rel_a + INFAP_EPSILON) / (rel_a + nrel_a + 2 * INFAP_EPSILON)
+        if self.variant == "trec_eval":
+            pool = _safe_div(rel_a + nrel_a, k - 1.0)
+            e = 1.0 / k + ((k - 1.0) / k) * pool * frac
+            if w:
+                e[:, 0] = 1.0
+        else:
+            e = 1.0 / k + ((k - 1.0) / k) * frac
+        return _safe_div(np.where(view.rel[:, :w], e, 0.0).sum(axis=1), view.n_rel)
+
+
+@register
+class RBP(Measure):
+    """Rank-biased precision (Moffat & Zobel 2008): a user moves to the next item with probability p.
+
+    RBP@K(u) = (1 − p) Σ_{k ≤ min(K,n)} p^{k−1} G(i_k); `gain=binary` G = [g ≥ τ], `gain=graded` G = g / r_max
+    (judged items; unjudged 0). METRICS.md §A.9.
+    """
+
+    NAME = "RBP"
+    PARAMS: ClassVar = {"p": 0.9, "gain": "binary"}
+    FORMULA = "(1 − p) Σ_{k≤K} p^{k−1} G(i_k); G = [g ≥ τ] or g / r_max"
+    CITATION = "Moffat & Zobel 2008"
+    SECTION = "A.9"
+
+    def validate(self) -> None:
+        if not 0.0 < self.p < 1.0:
+            raise ConfigError(f"RBP: p must be in (0, 1), got {self.p}")
+        if self.gain not in ("binary", "graded"):
+            raise ConfigError(f"RBP: gain must be binary or graded, got {self.gain!r}")
+
+    def compute(self, view):
+        w = _width(view, self.cutoff)
+        if self.gain == "binary":
+            g = view.rel[:, :w].astype(np.float64)
+        else:
+            g = np.nan_to_num(view.grades[:, :w], nan=0.0).clip(min=0.0) / view.max_grade
+        return (1.0 - self.p) * (g @ self.p ** np.arange(w, dtype=np.float64))
+
+
+@register
+class ERR(Measure):
+    """Expected reciprocal rank (Chapelle et al. 2009), cascade model, RankSys recsys instantiation.
+
+    R(i) = (2^{g(i)} − 1) / 2^{g_max}, g(i) = r(u,i) if ≥ τ else 0, g_max = maximum test grade;
+    ERR@K(u) = Σ_{k ≤ K} (1/k) R(i_k) Π_{l<k} (1 − R(i_l)). Unnormalised. METRICS.md §A.10.
+    """
+
+    NAME = "ERR"
+    FORMULA = "Σ_{k≤K} (1/k)·R(i_k)·Π_{l<k}(1 − R(i_l)); R = (2^g − 1)/2^{g_max}, g = 0 below τ"
+    CITATION = "Chapelle, Metzler, Zhang & Grinspan 2009; RankSys ERRIA.ERRRelevanceModel"
+    SECTION = "A.10"
+
+    def compute(self, view):
+        w = _width(view, self.cutoff)
+        g = np.nan_to_num(view.grades[:, :w], nan=0.0)
+        g = np.where(view.rel[:, :w], g, 0.0)
+        r = (np.exp2(g) - 1.0) / np.exp2(view.max_grade)
+        stop = np.cumprod(1.0 - r, axis=1)
+        before = np.concatenate([np.ones((len(r), 1)), stop[:, :-1]], axis=1) if w else stop
+        return (r * before / _ranks(w)).sum(axis=1)
+
+
+class _HalfLife(Measure):
+    PARAMS: ClassVar = {"d": 3.0, "alpha": 5.0}
+
+    def validate(self) -> None:
+        if self.alpha <= 1.0:
+            raise ConfigError(f"{self.NAME}: alpha (half-life rank) must be > 1, got {self.alpha}")
+
+    def _divisor(self, n: int) -> np.ndarray:
+        return np.exp2((_ranks(n) - 1.0) / (self.alpha - 1.0))
+
+    def _sums(self, view) -> tuple[np.ndarray, np.ndarray]:
+        """(HL(u, R), HL_max(u)) for the evaluated users."""
+        w = _width(view, self.cutoff)
+        g = np.maximum(np.nan_to_num(view.grades[:, :w], nan=self.d) - self.d, 0.0)
+        hl = (g / self._divisor(w)).sum(axis=1)
+        hl_max = ideal_sums(view, "halflife", self.cutoff, self._divisor, self.d)
+        return hl, hl_max
+
+
+@register
+class HLU(_HalfLife):
+    """Half-life utility (Breese, Heckerman & Kadie 1998), per user normalised by the best possible list.
+
+    HL(u, R) = Σ_{k ≤ K} max(g(i_k) − d, 0) / 2^{(k−1)/(α−1)} (unjudged: g = d); HLU(u) = HL(u, R) / HL_max(u),
+    HL_max over u's judged test items sorted by grade (0 if HL_max = 0). Defaults d = 3, α = 5. METRICS.md §A.11.
+    """
+
+    NAME = "HLU"
+    FORMULA = "HL(u,R) / HL_max(u); HL = Σ_{k≤K} max(g(i_k) − d, 0) / 2^{(k−1)/(α−1)}"
+    CITATION = "Breese, Heckerman & Kadie 1998"
+    SECTION = "A.11"
+
+    def compute(self, view):
+        hl, hl_max = self._sums(view)
+        return _safe_div(hl, hl_max)
+
+
+@register
+class HLUBreese(_HalfLife):
+    """Breese's system-level half-life utility: 100 · Σ_u HL(u, R) / Σ_u HL_max(u) (no per-user values).
+
+    Breese, Heckerman & Kadie 1998 eq. for R (the aggregate over users). METRICS.md §A.11.
+    """
+
+    NAME = "HLU_breese"
+    KIND = "accuracy"
+    SYSTEM_LEVEL = True
+    FORMULA = "100 · Σ_u HL(u,R) / Σ_u HL_max(u)"
+    CITATION = "Breese, Heckerman & Kadie 1998"
+    SECTION = "A.11"
+
+    def compute(self, view):
+        raise ConfigError(f"{self} is a system-level measure: it has no per-user values")
+
+    def value(self, rankings: Rankings, qrels: Qrels, context: EvalContext | None = None) -> float:
+
+        view = (context or EvalContext()).view(rankings, qrels)
+        hl, hl_max = self._sums(view)
+        total = float(hl_max.sum())
+        return 100.0 * float(hl.sum()) / total if total > 0 else 0.0

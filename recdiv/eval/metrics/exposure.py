@@ -1,0 +1,168 @@
+"""System-level (aggregate) diversity and exposure metrics (METRICS.md §B.9).
+
+Computed over all users' top-K lists at once, so they have no per-user values: `value(rankings, qrels,
+context)` returns the system figure (SYSTEM_LEVEL = True). c_i = number of lists whose top K contains i, or
+Σ_u disc(rank_u(i)) with a position discount (RankSys `AbstractSalesDiversityMetric`); p_i = c_i / Σ_j c_j;
+n_I = |I| is the whole item vocabulary, including items never recommended.
+
+``users=evaluated`` (default) takes the lists of the evaluated population (the users every per-user metric is
+averaged over, METRICS.md §0.2); ``users=run`` takes every list of the run, as RankSys does.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+
+from recdiv.errors import ConfigError
+from recdiv.eval.context import EvalContext
+from recdiv.eval.measure import Measure, register
+from recdiv.models.discount import parse_discount
+
+if TYPE_CHECKING:
+    from recdiv.data.qrels import Qrels
+    from recdiv.data.rankings import Rankings
+    from recdiv.eval.context import EvalContext
+
+__all__ = ["AggregateDiversity", "Coverage", "Entropy", "Gini", "GiniDiversity", "exposure_counts"]
+
+
+def exposure_counts(items: np.ndarray, n_items: int, disc: str = "none") -> np.ndarray:
+    """c_i = Σ over lists of disc(rank of i) (1 per list with disc=none) for an (n, K) item array."""
+    valid = items >= 0
+    w = parse_discount(disc).weights(valid)
+    return np.bincount(items[valid], weights=w[valid], minlength=n_items).astype(np.float64)
+
+
+class _SystemMeasure(Measure):
+    SYSTEM_LEVEL = True
+    KIND = "system"
+    SECTION = "B.9"
+    CUTOFF = "optional"
+
+    def validate(self) -> None:
+        if self.params.get("users", "evaluated") not in ("evaluated", "run"):
+            raise ConfigError(f"{self.NAME}: users={self.params['users']!r} must be evaluated or run")
+        if "disc" in self.params and parse_discount(self.disc).uses_relevance:
+            raise ConfigError(f"{self.NAME}: exposure takes position discounts only (none, log, exp<p>, recip)")
+        if self.params.get("rel", "none") not in ("none", "binary"):
+            raise ConfigError(f"{self.NAME}: rel={self.params['rel']!r} must be none or binary")
+
+    def compute(self, view) -> np.ndarray:
+        raise ConfigError(f"{self} is a system-level measure: it has no per-user values (use .value(...))")
+
+    def lists(self, rankings: Rankings, qrels: Qrels, context: EvalContext | None):
+        """(users, items (n, K)) of the lists the measure aggregates."""
+
+        context = context or EvalContext()
+        if self.params.get("users", "evaluated") == "run":
+            users, items = rankings.users, rankings.items
+        else:
+            view = context.view(rankings, qrels)
+            users, items = view.users, view.items
+        if self.cutoff is not None:
+            items = items[:, : self.cutoff]
+        return users, items
+
+    def counts(self, rankings, qrels, context=None) -> np.ndarray:
+        _, items = self.lists(rankings, qrels, context)
+        return exposure_counts(items, len(rankings.item_vocab), self.params.get("disc", "none"))
+
+    def recommended(self, rankings, qrels, context=None) -> np.ndarray:
+        """Boolean over items: recommended (and, with rel=binary, relevant to a user it was recommended to)."""
+
+        users, items = self.lists(rankings, qrels, context)
+        keep = items >= 0
+        if self.params.get("rel", "none") == "binary":
+            tau = (context or EvalContext()).threshold
+            keep &= np.nan_to_num(qrels.lookup(users, items), nan=-np.inf) >= tau
+        out = np.zeros(len(rankings.item_vocab), dtype=bool)
+        out[items[keep]] = True
+        return out
+
+
+@register
+class AggregateDiversity(_SystemMeasure):
+    """Aggregate diversity (Adomavicius & Kwon 2012; thesis §2.3.6): |∪_u R_u^K|, the number of distinct items
+    recommended. rel=binary counts only items relevant to at least one user they were recommended to [CHOICE].
+    METRICS.md §B.9."""
+
+    NAME = "AggregateDiversity"
+    PARAMS: ClassVar[dict] = {"rel": "none", "users": "evaluated"}
+    FORMULA = "|∪_u R_u^K|"
+    CITATION = "Adomavicius & Kwon, IEEE TKDE 2012; thesis §2.3.6"
+
+    def value(self, rankings, qrels, context=None) -> float:
+        return float(self.recommended(rankings, qrels, context).sum())
+
+
+@register
+class Coverage(_SystemMeasure):
+    """Catalog coverage: aggregate diversity / n_I (share of the item vocabulary ever recommended; METRICS.md §B.9)."""
+
+    NAME = "Coverage"
+    PARAMS: ClassVar[dict] = {"rel": "none", "users": "evaluated"}
+    FORMULA = "|∪_u R_u^K| / |I|"
+    CITATION = "Herlocker et al., TOIS 2004; Ge et al., RecSys 2010"
+
+    def value(self, rankings, qrels, context=None) -> float:
+        rec = self.recommended(rankings, qrels, context)
+        return float(rec.sum() / len(rec)) if len(rec) else 0.0
+
+
+@register
+class Entropy(_SystemMeasure):
+    """Shannon entropy of the exposure distribution: −Σ_{i: p_i>0} p_i log2 p_i (RankSys `Entropy`; METRICS.md §B.9)."""
+
+    NAME = "Entropy"
+    PARAMS: ClassVar[dict] = {"disc": "none", "users": "evaluated"}
+    FORMULA = "−Σ_i p_i log2 p_i, p_i = c_i / Σ_j c_j"
+    CITATION = "Shannon 1948; RankSys Entropy; thesis §2.3.6"
+
+    def value(self, rankings, qrels, context=None) -> float:
+        c = self.counts(rankings, qrels, context)
+        total = c.sum()
+        if total <= 0:
+            return 0.0
+        p = c[c > 0] / total
+        return float(-(p * np.log2(p)).sum())
+
+
+def gini(values: np.ndarray) -> float:
+    """G = (1 / (n − 1)) Σ_j (2j − n − 1) p_(j) over the ascending shares p of `values` (0 = uniform)."""
+    c = np.sort(np.asarray(values, dtype=np.float64))
+    n, total = len(c), c.sum()
+    if n < 2 or total <= 0:
+        return 0.0
+    j = np.arange(1, n + 1)
+    return float(((2 * j - n - 1) * (c / total)).sum() / (n - 1))
+
+
+@register
+class Gini(_SystemMeasure):
+    """Gini coefficient of item exposure (concentration: 0 = uniform, 1 = all exposure on one item).
+
+    G = (1 / (n_I − 1)) Σ_{j=1}^{n_I} (2j − n_I − 1) p_(j), ascending p (METRICS.md §B.9; RankSys returns 1 − G).
+    """
+
+    NAME = "Gini"
+    PARAMS: ClassVar[dict] = {"disc": "none", "users": "evaluated"}
+    FORMULA = "(1/(n_I−1)) Σ_j (2j − n_I − 1) p_(j)"
+    CITATION = "Fleder & Hosanagar 2009; RankSys GiniIndex (as 1 − G)"
+
+    def value(self, rankings, qrels, context=None) -> float:
+        return gini(self.counts(rankings, qrels, context))
+
+
+@register
+class GiniDiversity(_SystemMeasure):
+    """1 − Gini: the diversity form returned by RankSys `GiniIndex` (1 = uniform exposure; METRICS.md §B.9)."""
+
+    NAME = "GiniDiversity"
+    PARAMS: ClassVar[dict] = {"disc": "none", "users": "evaluated"}
+    FORMULA = "1 − G"
+    CITATION = "RankSys GiniIndex"
+
+    def value(self, rankings, qrels, context=None) -> float:
+        return 1.0 - gini(self.counts(rankings, qrels, context))

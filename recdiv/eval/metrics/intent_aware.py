@@ -1,0 +1,302 @@
+"""Intent-aware and aspect-based metrics (METRICS.md §C.1–C.7): α-nDCG (binary and graded), α-DCG, ERR-IA
+(RankSys style and ndeval style), nERR-IA, nDCG-IA, P-IA, S-recall and S-RR — computed for every evaluated
+user at once, at any cutoff (TREC's ndeval stops at 20). Shared machinery (aspect tables, intent weights,
+α-gains, greedy ideals): `recdiv.eval.metrics.intents`.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from recdiv.errors import ConfigError
+from recdiv.eval.measure import register
+from recdiv.eval.metrics.greedy_ideal import check_ideal_ties, chunks_by_width, padded_rows
+from recdiv.eval.metrics.intents import (
+    WEIGHTS,
+    _AspectMeasure,
+    alpha_ideal_lists,
+    alpha_run_gains,
+    aspect_index,
+    aspect_matrix,
+    aspect_pairs,
+    aspect_space,
+    cutoff_of,
+    exclusive_group_sum,
+    gather_aspects,
+    intent_weights,
+    log_discount,
+    n_relevant_aspects,
+    relevant_aspects,
+    run_arrays,
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# α-nDCG family
+# --------------------------------------------------------------------------------------------------
+@register
+class AlphaNDCG(_AspectMeasure):
+    """α-nDCG: novelty- and redundancy-aware nDCG over aspects (Clarke et al., SIGIR 2008).
+
+    gain=binary: G(k) = Σ_{a∈A(i_k)} rel(u,i_k)(1−α)^{c_{a,k−1}}, c = relevant items above k having a;
+    gain=graded [RECON, §C.2]: ĝ = r/r_max for relevant items in the gain and in the counts.
+    α-nDCG@K = Σ_{k≤K} G(k)/log2(k+1) / the same over the greedy ideal list (ties: §0.6, `ideal_ties`).
+    Equals ndeval's alpha-nDCG@K (binary relevance) at K = 5, 10, 20 — and is defined at any K.
+    """
+
+    NAME = "alpha-nDCG"
+    PARAMS: ClassVar[dict] = {"alpha": 0.5, "gain": "binary", "ideal_ties": "max_id"}
+    FORMULA = "Σ_k Σ_{a∈A(i_k)} rel·(1−α)^{c_{a,k−1}} / log2(k+1), over the greedy ideal"
+    CITATION = "Clarke et al., SIGIR 2008; Vargas 2012 thesis §3.5; ndeval"
+    SECTION = "C.1, C.2"
+
+    def validate(self):
+        self._check_choice("gain", ("binary", "graded"))
+        check_ideal_ties(self.NAME, self.ideal_ties)
+        if not 0 <= self.alpha <= 1:
+            raise ConfigError(f"{self.NAME}: alpha must be in [0, 1]")
+
+    def compute(self, view):
+        k = cutoff_of(self, view)
+        graded = self.gain == "graded"
+        disc = log_discount(k)
+        dcg = _alpha_dcg(view, k, self.alpha, graded, disc)
+        _, ig = alpha_ideal_lists(view, self.alpha, graded, self.ideal_ties, k)
+        idcg = ig @ disc[: ig.shape[1]]
+        return np.divide(dcg, idcg, out=np.zeros_like(dcg), where=idcg > 0)
+
+
+@register
+class AlphaDCG(_AspectMeasure):
+    """α-DCG, unnormalised (norm=none) or with ndeval's collection-independent "ideal-ideal" normalisation.
+
+    norm=ndeval: α-DCG@K / Σ_{k≤K} |A_u^rel|(1−α)^{k−1}/log2(k+1) — exactly ndeval's alpha-DCG@K column
+    (binary relevance); 0 when A_u^rel = ∅. (Clarke et al. 2008; METRICS.md §C.1.)
+    """
+
+    NAME = "alpha-DCG"
+    PARAMS: ClassVar[dict] = {"alpha": 0.5, "gain": "binary", "norm": "none"}
+    FORMULA = "Σ_k Σ_{a∈A(i_k)} rel·(1−α)^{c_{a,k−1}} / log2(k+1) [/ ideal-ideal]"
+    CITATION = "Clarke et al., SIGIR 2008; ndeval"
+    SECTION = "C.1"
+
+    def validate(self):
+        self._check_choice("gain", ("binary", "graded"))
+        self._check_choice("norm", ("none", "ndeval"))
+
+    def compute(self, view):
+        k = cutoff_of(self, view)
+        graded = self.gain == "graded"
+        disc = log_discount(k)
+        dcg = _alpha_dcg(view, k, self.alpha, graded, disc)
+        if self.norm == "none":
+            return dcg
+        n_rel = n_relevant_aspects(view)
+        ii = n_rel * (((1.0 - self.alpha) ** np.arange(k)) @ disc)
+        return np.divide(dcg, ii, out=np.zeros_like(dcg), where=ii > 0)
+
+
+def _alpha_dcg(view, k: int, alpha: float, graded: bool, disc: np.ndarray) -> np.ndarray:
+    """Σ_{k≤K} G(k)·disc_k of the run for every evaluated user."""
+    return alpha_run_gains(view, k, alpha, graded) @ disc
+
+
+def _alpha_err(view, measure, k: int) -> np.ndarray:
+    """E@K = Σ_{k≤K} G(k)/k with the binary α-nDCG gain (ndeval's ERR-IA numerator)."""
+    return _alpha_dcg(view, k, measure.alpha, False, 1.0 / np.arange(1, k + 1))
+
+
+@register
+class ERRIA(_AspectMeasure):
+    """ERR-IA: intent-aware expected reciprocal rank (Chapelle et al. 2009; Agrawal et al. 2009).
+
+    variant=ranksys (default): ERR-IA@K = Σ_a w_a Σ_{k≤K} (1/k) R(i_k,a) Π_{l<k}(1 − R(i_l,a)),
+    R(i,a) = (2^g − 1)/2^{g_max}·[a∈A(i)], g = rating if ≥ τ else 0, g_max = r_max; unnormalised
+    (RankSys `ERRIA`, thesis §2.2.1.3). variant=ndeval: Σ_{k≤K} G_α(k)/k over binary α-nDCG gains divided by
+    the ideal-ideal Σ_{k≤K}|A_u^rel|(1−α)^{k−1}/k (ndeval's ERR-IA@K; `alpha` used, `weights` ignored).
+    METRICS.md §C.3.
+    """
+
+    NAME = "ERR-IA"
+    PARAMS: ClassVar[dict] = {"weights": "profile", "variant": "ranksys", "alpha": 0.5}
+    FORMULA = "Σ_a w_a Σ_k (1/k) R(i_k,a) Π_{l<k}(1 − R(i_l,a))"
+    CITATION = "Chapelle et al., CIKM 2009; Agrawal et al., WSDM 2009; RankSys ERRIA; ndeval"
+    SECTION = "C.3"
+
+    def validate(self):
+        self._check_choice("weights", WEIGHTS)
+        self._check_choice("variant", ("ranksys", "ndeval"))
+
+    def compute(self, view):
+        k = cutoff_of(self, view)
+        if self.variant == "ndeval":
+            e = _alpha_err(view, self, k)
+            n_rel = n_relevant_aspects(view)
+            ii = n_rel * (((1.0 - self.alpha) ** np.arange(k)) @ (1.0 / np.arange(1, k + 1)))
+            return np.divide(e, ii, out=np.zeros_like(e), where=ii > 0)
+        w = intent_weights(view, self.weights, str(self))
+        space = aspect_space(view)
+        items, grades = run_arrays(view, k)
+        g = np.where(np.nan_to_num(grades, nan=-np.inf) >= view.threshold, np.nan_to_num(grades), 0.0)
+        r = (2.0**g - 1.0) / 2.0**view.max_grade
+        u, pos, a, gstart = aspect_pairs(items, r > 0, aspect_index(space), space.n_aspects)
+        rv = r[u, pos]
+        surv = np.exp(exclusive_group_sum(np.log1p(-rv), gstart))  # Π_{l<k, a∈A(i_l)} (1 − R(i_l,a))
+        return np.bincount(u, weights=w[u, a] * rv * surv / (pos + 1.0), minlength=len(items))
+
+
+@register
+class NERRIA(_AspectMeasure):
+    """nERR-IA (ndeval): E@K = Σ_{k≤K} G_α(k)/k with binary α-nDCG gains, divided by E@K of the greedy α-ideal.
+
+    Chapelle et al. 2009 with ndeval's collection-dependent normalisation; METRICS.md §C.3.
+    """
+
+    NAME = "nERR-IA"
+    PARAMS: ClassVar[dict] = {"alpha": 0.5, "ideal_ties": "max_id"}
+    FORMULA = "Σ_k G_α(k)/k / Σ_k G_α*(k)/k"
+    CITATION = "Chapelle et al., CIKM 2009; ndeval"
+    SECTION = "C.3"
+
+    def validate(self):
+        check_ideal_ties(self.NAME, self.ideal_ties)
+
+    def compute(self, view):
+        k = cutoff_of(self, view)
+        e = _alpha_err(view, self, k)
+        _, ig = alpha_ideal_lists(view, self.alpha, False, self.ideal_ties, k)
+        ie = ig @ (1.0 / np.arange(1, ig.shape[1] + 1))
+        return np.divide(e, ie, out=np.zeros_like(e), where=ie > 0)
+
+
+@register
+class NDCGIA(_AspectMeasure):
+    """nDCG-IA = Σ_a w_a nDCG@K(u|a), nDCG(u|a) counting as relevant only items of Rel_u having a.
+
+    gain=binary (default) or rating (the rating of relevant items); per-aspect ideal from u's relevant
+    items having a; aspects without such items contribute 0 (no renormalisation).
+    Agrawal et al., WSDM 2009; thesis §3.5; METRICS.md §C.4.
+    """
+
+    NAME = "nDCG-IA"
+    PARAMS: ClassVar[dict] = {"weights": "profile", "gain": "binary"}
+    FORMULA = "Σ_a w_a · DCG@K(u|a) / IDCG@K(u|a)"
+    CITATION = "Agrawal et al., WSDM 2009; Vargas 2012 thesis §3.5"
+    SECTION = "C.4"
+
+    def validate(self):
+        self._check_choice("weights", WEIGHTS)
+        self._check_choice("gain", ("binary", "rating"))
+
+    def _gain(self, grades, threshold):
+        rel = np.nan_to_num(grades, nan=-np.inf) >= threshold
+        return np.where(rel, 1.0 if self.gain == "binary" else np.nan_to_num(grades), 0.0)
+
+    def compute(self, view):
+        k = cutoff_of(self, view)
+        w = intent_weights(view, self.weights, str(self))
+        space = aspect_space(view)
+        dense = aspect_matrix(space)
+        disc = log_discount(k)
+        dcg = np.zeros((len(view.users), space.n_aspects))
+        for sl, _items, grades, asp in self._chunks(view, k):
+            dcg[sl] = np.einsum("nka,k->na", asp * self._gain(grades, view.threshold)[:, :, None], disc)
+        cand, cgrades = padded_rows(view.qrels.matrix, view.users, keep_cols=dense.any(axis=1),
+                                    min_value=view.threshold)
+        widths = (cand >= 0).sum(axis=1)
+        idcg = np.zeros_like(dcg)
+        for idx in chunks_by_width(widths, space.n_aspects):
+            wc = max(int(widths[idx].max()), 1)
+            ga = gather_aspects(dense, cand[idx, :wc]) * self._gain(cgrades[idx, :wc], view.threshold)[:, :, None]
+            top = -np.sort(-ga, axis=1)[:, :k]
+            idcg[idx] = np.einsum("nja,j->na", top, disc[: top.shape[1]])
+        nd = np.divide(dcg, idcg, out=np.zeros_like(dcg), where=idcg > 0)
+        return (nd * w).sum(axis=1)
+
+
+@register
+class PIA(_AspectMeasure):
+    """P-IA@K = Σ_a w_a |{k ≤ K : i_k ∈ Rel_u, a ∈ A(i_k)}| / K (Agrawal et al. 2009; ndeval with uniform weights).
+
+    METRICS.md §C.5.
+    """
+
+    NAME = "P-IA"
+    PARAMS: ClassVar[dict] = {"weights": "profile"}
+    FORMULA = "Σ_a w_a |{k≤K: i_k ∈ Rel_u, a ∈ A(i_k)}| / K"
+    CITATION = "Agrawal et al., WSDM 2009; ndeval"
+    SECTION = "C.5"
+
+    def validate(self):
+        self._check_choice("weights", WEIGHTS)
+
+    def compute(self, view):
+        k = cutoff_of(self, view)
+        w = intent_weights(view, self.weights, str(self))
+        space = aspect_space(view)
+        items, grades = run_arrays(view, k)
+        rel = np.nan_to_num(grades, nan=-np.inf) >= view.threshold
+        u, _pos, a, _ = aspect_pairs(items, rel, aspect_index(space), space.n_aspects)
+        return np.bincount(u, weights=w[u, a], minlength=len(items)) / k
+
+
+def _coverage(view, measure, k):
+    """(first covering position (0-based) of each covered (user, aspect), its user, and |target aspects| per user)."""
+    judged = measure.rel == "judged"
+    n_target = relevant_aspects(view, judged=judged).sum(axis=1)
+    space = aspect_space(view)
+    items, grades = run_arrays(view, k)
+    ok = ~np.isnan(grades) if judged else np.nan_to_num(grades, nan=-np.inf) >= view.threshold
+    u, pos, _a, gstart = aspect_pairs(items, ok, aspect_index(space), space.n_aspects)
+    first = gstart == np.arange(len(u))
+    return pos[first], u[first], n_target
+
+
+@register
+class SRecall(_AspectMeasure):
+    """Subtopic recall: S-recall@K = |∪_{k≤K, i_k∈Rel_u} A(i_k) ∩ A_u^rel| / |A_u^rel| (Zhai et al., SIGIR 2003).
+
+    rel=judged counts any judged item as covering its aspects (denominator: aspects of J_u), reproducing
+    P&R's relevance-agnostic reading. ndeval's strec@K (rel=binary). METRICS.md §C.6.
+    """
+
+    NAME = "S-recall"
+    PARAMS: ClassVar[dict] = {"rel": "binary"}
+    FORMULA = "|∪_{k≤K, i_k relevant} A(i_k)| / |A_u^rel|"
+    CITATION = "Zhai, Cohen, Lafferty, SIGIR 2003; ndeval strec"
+    SECTION = "C.6"
+
+    def validate(self):
+        self._check_choice("rel", ("binary", "judged"))
+
+    def compute(self, view):
+        _pos, u, tot = _coverage(view, self, cutoff_of(self, view))
+        covered = np.bincount(u, minlength=len(tot)).astype(np.float64)
+        return np.divide(covered, tot, out=np.zeros(len(tot)), where=tot > 0)
+
+
+@register
+class SRR(_AspectMeasure):
+    """Subtopic reciprocal rank: 1/min{k : S-recall@k = 1} if that rank is ≤ K, else 0 (Zhai et al. 2003).
+
+    METRICS.md §C.7 (P&R §4.2); `rel=` as S-recall.
+    """
+
+    NAME = "S-RR"
+    PARAMS: ClassVar[dict] = {"rel": "binary"}
+    FORMULA = "1 / min{k : S-recall@k = 1}"
+    CITATION = "Zhai, Cohen, Lafferty, SIGIR 2003; Parapar & Radlinski 2021 §4.2"
+    SECTION = "C.7"
+
+    def validate(self):
+        self._check_choice("rel", ("binary", "judged"))
+
+    def compute(self, view):
+        pos, u, tot = _coverage(view, self, cutoff_of(self, view))
+        covered = np.bincount(u, minlength=len(tot))
+        last = np.zeros(len(tot))
+        np.maximum.at(last, u, pos + 1.0)  # rank at which the last aspect got covered
+        full = (covered == tot) & (tot > 0)
+        return np.where(full, 1.0 / np.maximum(last, 1.0), 0.0)

@@ -1,0 +1,172 @@
+"""Rank-biased intent-aware utilities (METRICS.md §C.8–C.10): NRBP, nNRBP, EU [RECON] and RBU. Shared machinery:
+`recdiv.eval.metrics.intents`."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from recdiv.eval.measure import register
+from recdiv.eval.metrics.greedy_ideal import check_ideal_ties, chunks_by_width, padded_rows
+from recdiv.eval.metrics.intents import (
+    WEIGHTS,
+    _AspectMeasure,
+    alpha_gains,
+    alpha_ideal_lists,
+    alpha_run_gains,
+    aspect_index,
+    aspect_matrix,
+    aspect_pairs,
+    aspect_space,
+    cutoff_of,
+    exclusive_group_sum,
+    gather_aspects,
+    intent_weights,
+    relevance_weights,
+    run_arrays,
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# rank-biased utilities
+# --------------------------------------------------------------------------------------------------
+def _weighted_alpha_gains(view, items, grades, alpha, w):
+    """G(k) = Σ_a w_a rel (1−α)^c of an arbitrary (n, L) item array with its grades (NaN unjudged)."""
+    g = relevance_weights(grades, view.threshold, False, 1.0)
+    return alpha_gains(items, g, aspect_space(view), alpha, w)
+
+
+def _nrbp(gains: np.ndarray, alpha: float, beta: float) -> np.ndarray:
+    return (1.0 - (1.0 - alpha) * beta) * (gains @ (beta ** np.arange(gains.shape[1])))
+
+
+@register
+class NRBP(_AspectMeasure):
+    """Novelty- and rank-biased precision (Clarke, Kolla, Vechtomova, ICTIR 2009).
+
+    NRBP = (1 − (1−α)β) Σ_k β^{k−1} Σ_{a∈A(i_k)} w_a rel(u,i_k)(1−α)^{c_{a,k−1}}, w = 1/|A_u^rel| (uniform,
+    default) or profile weights. The whole list is used unless a cutoff is given. ndeval's NRBP (uniform).
+    METRICS.md §C.8.
+    """
+
+    NAME = "NRBP"
+    PARAMS: ClassVar[dict] = {"alpha": 0.25, "beta": 0.9, "weights": "uniform"}
+    FORMULA = "(1−(1−α)β) Σ_k β^{k−1} Σ_a w_a rel (1−α)^{c_{a,k−1}}"
+    CITATION = "Clarke, Kolla, Vechtomova, ICTIR 2009; ndeval"
+    SECTION = "C.8"
+
+    def validate(self):
+        self._check_choice("weights", WEIGHTS)
+
+    def _gains(self, view):
+        k = cutoff_of(self, view)
+        w = intent_weights(view, self.weights, str(self))
+        return alpha_run_gains(view, k, self.alpha, weights=w), w
+
+    def compute(self, view):
+        return _nrbp(self._gains(view)[0], self.alpha, self.beta)
+
+
+@register
+class NNRBP(NRBP):
+    """nNRBP = NRBP / NRBP of the greedy α-ideal list (§C.1) built over all judged items (ndeval's nNRBP).
+
+    Clarke, Kolla, Vechtomova, ICTIR 2009; METRICS.md §C.8.
+    """
+
+    NAME = "nNRBP"
+    PARAMS: ClassVar[dict] = {"alpha": 0.25, "beta": 0.9, "weights": "uniform", "ideal_ties": "max_id"}
+    FORMULA = "NRBP / NRBP(greedy α-ideal)"
+
+    def validate(self):
+        super().validate()
+        check_ideal_ties(self.NAME, self.ideal_ties)
+
+    def compute(self, view):
+        gains, w = self._gains(view)
+        nrbp = _nrbp(gains, self.alpha, self.beta)
+        ii, _ = alpha_ideal_lists(view, self.alpha, False, self.ideal_ties, self.cutoff)
+        ideal = _weighted_alpha_gains(view, ii, view.qrels.lookup(view.users, ii), self.alpha, w)
+        inrbp = _nrbp(ideal, self.alpha, self.beta)
+        return np.divide(nrbp, inrbp, out=np.zeros_like(nrbp), where=inrbp > 0)
+
+
+@register
+class EU(_AspectMeasure):
+    """Expected Utility [RECON: reconstructed definition — Amigó et al.'s formalisation was not available].
+
+    EU@K = (1−p) Σ_{k≤min(K,n)} p^{k−1} [Σ_{a∈A(i_k)} w_a rel(u,i_k)(1−α)^{c_{a,k−1}} − e]: geometric stopping,
+    nugget redundancy (1−α)^count and a reading cost e per inspected item; w = profile weights. Can be
+    negative. Yang & Lad, ICTIR 2009, as formalised by Amigó et al., SIGIR 2018; METRICS.md §C.9 and G.3.2.
+    Report EU values as coming from a reconstructed definition.
+    """
+
+    NAME = "EU"
+    PARAMS: ClassVar[dict] = {"p": 0.99, "alpha": 0.25, "e": 0.05, "weights": "profile"}
+    FORMULA = "(1−p) Σ_k p^{k−1} [Σ_a w_a rel (1−α)^{c_{a,k−1}} − e]  [RECON]"
+    CITATION = "Yang & Lad, ICTIR 2009; Amigó, Spina, Carrillo-de-Albornoz, SIGIR 2018 (reconstructed)"
+    SECTION = "C.9"
+
+    def validate(self):
+        self._check_choice("weights", WEIGHTS)
+
+    def compute(self, view):
+        k = cutoff_of(self, view)
+        w = intent_weights(view, self.weights, str(self))
+        items = view.at(view.items, k, fill=-1)
+        gains = alpha_run_gains(view, k, self.alpha, weights=w)
+        disc = self.p ** np.arange(k)
+        return (1.0 - self.p) * ((gains - self.e * (items >= 0)) @ disc)
+
+
+@register
+class RBU(_AspectMeasure):
+    """Rank-Biased Utility (Amigó, Spina, Carrillo-de-Albornoz, SIGIR 2018; code rmit-ir/RBU).
+
+    r(i,a) = (2^{g(u,i,a)} − 1)/2^{g_max(a)}, g = grade of judged i having a (rating, or binary rel ≥ τ),
+    g_max(a) = max grade among u's judged items having a;
+    RBU@K = Σ_a w_a (1−p) Σ_{k≤K} p^{k−1} r(i_k,a) Π_{l<k}(1 − r(i_l,a)) − e(1−p) Σ_{k≤min(K,n)} p^{k−1},
+    w = profile weights. METRICS.md §C.10.
+    """
+
+    NAME = "RBU"
+    PARAMS: ClassVar[dict] = {"p": 0.99, "e": 0.05, "grade": "rating", "weights": "profile"}
+    FORMULA = "Σ_a w_a (1−p) Σ_k p^{k−1} r(i_k,a) Π_{l<k}(1 − r(i_l,a)) − e (1−p) Σ_k p^{k−1}"
+    CITATION = "Amigó, Spina, Carrillo-de-Albornoz, SIGIR 2018"
+    SECTION = "C.10"
+
+    def validate(self):
+        self._check_choice("weights", WEIGHTS)
+        self._check_choice("grade", ("rating", "binary"))
+
+    def _grade(self, grades, threshold):
+        if self.grade == "binary":
+            return (np.nan_to_num(grades, nan=-np.inf) >= threshold).astype(np.float64)
+        return np.nan_to_num(grades, nan=0.0)
+
+    def _gmax(self, view) -> np.ndarray:
+        space = aspect_space(view)
+        dense = aspect_matrix(space)
+        cand, cg = padded_rows(view.qrels.matrix, view.users, keep_cols=dense.any(axis=1))
+        widths = (cand >= 0).sum(axis=1)
+        gmax = np.zeros((len(cand), space.n_aspects))
+        for idx in chunks_by_width(widths, space.n_aspects):
+            wc = max(int(widths[idx].max()), 1)
+            asp = gather_aspects(dense, cand[idx, :wc])
+            gmax[idx] = np.where(asp, self._grade(cg[idx, :wc], view.threshold)[:, :, None], 0.0).max(axis=1)
+        return gmax
+
+    def compute(self, view):
+        k = cutoff_of(self, view)
+        w = intent_weights(view, self.weights, str(self))
+        gmax = self._gmax(view)
+        space = aspect_space(view)
+        items, grades = run_arrays(view, k)
+        g = self._grade(grades, view.threshold)
+        u, pos, a, gstart = aspect_pairs(items, g > 0, aspect_index(space), space.n_aspects)
+        rv = (2.0 ** g[u, pos] - 1.0) / 2.0 ** gmax[u, a]
+        surv = np.exp(exclusive_group_sum(np.log(np.maximum(1.0 - rv, 1e-300)), gstart))
+        util = np.bincount(u, weights=w[u, a] * rv * surv * self.p**pos, minlength=len(items))
+        cost = (items >= 0) @ (self.p ** np.arange(k))
+        return (1.0 - self.p) * (util - self.e * cost)

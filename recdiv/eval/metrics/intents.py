@@ -1,0 +1,330 @@
+"""Shared machinery of the intent-aware and unified metrics (METRICS.md §C): users play queries, aspects play
+intents. A(i) is the membership pattern of the evaluation's aspect space (`EvalContext.aspects`); an item
+relevant to u is relevant to every aspect it has (§C.0).
+
+Intent weights w_a (``weights=``): ``profile`` = count-based p(a|u) from `EvalContext.train`
+(`AspectSpace.user_distribution`, uniform over A for an empty profile), ``uniform`` = 1/|A_u^rel| over
+the aspects of the user's relevant test items (TREC / ndeval convention).
+
+Arrays: the redundancy-aware gains (α-nDCG family, ERR-IA ndeval, NRBP, EU), A_u^rel and the greedy α-ideal
+lists are computed by numba kernels (`recdiv.eval.metrics.intents_kernels`) in one pass per user over the
+user's qrels CSR row and a padded items × aspects table — no users × K × |A| tensor. Unweighted run gains are
+cached per RunView (shared by α-nDCG, α-DCG, ERR-IA(ndeval), nERR-IA), greedy ideals and |A_u^rel| per qrels
+object; `clear_caches()` forgets them. The other measures gather (user, position, aspect) pairs or a dense
+items × aspects indicator for a chunk of users (memory bound METRICS.md G.7).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterator
+
+import numpy as np
+
+from recdiv.errors import ConfigError
+from recdiv.eval.measure import Measure
+from recdiv.eval.metrics.greedy_ideal import CHUNK_ELEMS, check_ideal_ties
+from recdiv.eval.metrics.intents_kernels import (
+    alpha_gains_kernel,
+    greedy_alpha_ideal,
+    relevant_aspect_counts,
+    relevant_aspect_kernel,
+    run_gains,
+)
+from recdiv.eval.metrics.intents_kernels import (
+    aspect_table as _aspect_table,
+)
+
+WEIGHTS = ("profile", "uniform")
+
+# --------------------------------------------------------------------------------------------------
+# shared helpers (also used by recdiv.eval.metrics.unified)
+# --------------------------------------------------------------------------------------------------
+_DENSE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_DIST: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_IDEAL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_INDEX: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_CSR: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # kernel inputs: aspect tables, qrels CSR arrays
+_GAINS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # per RunView: unweighted run gains
+_NO_WEIGHTS = np.zeros((0, 0))
+
+
+def clear_caches() -> None:
+    """Forget every cached per-space / per-qrels / per-view array (indicators, aspect tables, greedy ideals,
+    |A_u^rel|, run gains, profile distributions)."""
+    for cache in (_DENSE, _DIST, _IDEAL, _INDEX, _CSR, _GAINS):
+        cache.clear()
+
+
+def aspect_space(view):
+    """The context's aspect space, checked against the run's item vocabulary."""
+    space = view.context.aspects
+    if space is None:
+        raise ConfigError("this measure needs `aspects` in the evaluation context (e.g. --aspects FILE)")
+    if space.items is not view.qrels.items and space.items != view.qrels.items:
+        raise ConfigError("the aspect space and the qrels use different item vocabularies")
+    return space
+
+
+def aspect_matrix(space) -> np.ndarray:
+    """Dense bool items × aspects indicator of A(i), cached per aspect space."""
+    hit = _DENSE.get(space)
+    if hit is None:
+        hit = space.dense(dtype=bool)
+        _DENSE[space] = hit
+    return hit
+
+
+def gather_aspects(dense: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """asp[u,k,a] = [a ∈ A(items[u,k])], False at padding (−1)."""
+    asp = dense[np.where(items >= 0, items, 0)]
+    asp &= (items >= 0)[..., None]
+    return asp
+
+
+def user_rows(view, interactions) -> np.ndarray:
+    """Row of each evaluated user in `interactions` (−1 if absent)."""
+    if interactions.users is view.qrels.users or interactions.users == view.qrels.users:
+        return view.users.astype(np.int64)
+    return interactions.users.lookup(view.qrels.users.id_of(view.users), missing="-1")
+
+
+def user_distribution(view, weighting: str, measure: str = "this measure") -> np.ndarray:
+    """(n, A) p(a|u) from the training profile (`count` or `rating` weighting, §E.11); uniform if absent."""
+    train = view.context.train
+    if train is None:
+        raise ConfigError(f"{measure} needs `train` in the evaluation context for profile intent weights "
+                          "(e.g. --train FILE), or use weights=uniform")
+    space = aspect_space(view)
+    per_train = _DIST.setdefault(train, {})
+    key = (id(space), weighting)
+    hit = per_train.get(key)
+    if hit is None or hit[0] is not space:
+        hit = (space, space.user_distribution(train, weighting))
+        per_train[key] = hit
+    dist = hit[1]
+    rows = user_rows(view, train)
+    out = np.full((len(rows), space.n_aspects), 1.0 / max(space.n_aspects, 1))
+    ok = rows >= 0
+    out[ok] = dist[rows[ok]]
+    return out
+
+
+def aspect_table(space) -> np.ndarray:
+    """(items + 1, T) aspects of every item in ascending order, padded with the sentinel n_aspects (last row:
+    padding item −1), for the numba kernels (`recdiv.eval.metrics.intents_kernels.aspect_table`); cached per space."""
+    hit = _CSR.get(space)
+    if hit is None:
+        m = space.indicator.tocsr()
+        m.sort_indices()
+        hit = _aspect_table(m.indptr, m.indices.astype(np.int64), space.n_aspects)
+        _CSR[space] = hit
+    return hit
+
+
+def qrels_csr(qrels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(indptr, indices, grades float64) of the qrels matrix for the kernels — the matrix's own arrays when
+    their types fit (int32/int64 indices, float64 grades), no copy; cached per qrels object."""
+    hit = _CSR.get(qrels)
+    if hit is None or hit[0] is not qrels.matrix:
+        m = qrels.matrix
+
+        def index(a):
+            return a if a.dtype in (np.int32, np.int64) else a.astype(np.int64)
+
+        hit = (m, index(m.indptr), index(m.indices), m.data.astype(np.float64, copy=False))
+        _CSR[qrels] = hit
+    return hit[1], hit[2], hit[3]
+
+
+def relevant_aspects(view, judged: bool = False) -> np.ndarray:
+    """(n, A) bool: A_u^rel = ∪_{i ∈ Rel_u} A(i) (or the aspects of all judged items when `judged`)."""
+    space = aspect_space(view)
+    return relevant_aspect_kernel(view.users.astype(np.int64), *qrels_csr(view.qrels), float(view.threshold),
+                                  judged, aspect_table(space), space.n_aspects)
+
+
+def n_relevant_aspects(view) -> np.ndarray:
+    """|A_u^rel| of every evaluated user (the ndeval "ideal-ideal" normalisations); a by-product of the greedy
+    ideal kernel, so cached per qrels object with the ideal lists."""
+    space = aspect_space(view)
+    hit = _IDEAL.setdefault(view.qrels, {}).get(_rel_asp_key(view))
+    if hit is not None and hit[0] is space:
+        return hit[1]
+    return relevant_aspect_counts(view.users.astype(np.int64), *qrels_csr(view.qrels), float(view.threshold),
+                                  aspect_table(space), space.n_aspects)
+
+
+def run_rows(view) -> np.ndarray:
+    """Row of each evaluated user in `view.rankings.items` (−1: the user has no list)."""
+    rk = view.rankings
+    pos = np.full(max(len(rk.user_vocab), 1), -1, dtype=np.int64)
+    pos[rk.users] = np.arange(len(rk.users))
+    return pos[view.users]
+
+
+def alpha_run_gains(view, k: int, alpha: float, graded: bool = False,
+                    weights: np.ndarray | None = None) -> np.ndarray:
+    """(n, K) gains G(k) = Σ_{a∈A(i_k)} w_a·ĝ_k·(1−α)^{c_{a,k−1}} of the run cut at K (§C.1/C.2/C.8), 0 at padding.
+
+    One numba pass per user: ĝ from the user's qrels row, aspects from `aspect_table`. Without weights the
+    result is cached per RunView (read-only array).
+    """
+    space = aspect_space(view)
+    has_w = weights is not None
+    key = (int(k), float(alpha), bool(graded), id(space))
+    per_view = _GAINS.setdefault(view, {})
+    hit = per_view.get(key) if not has_w else None
+    if hit is not None and hit[0] is space:
+        return hit[1]
+    items = np.ascontiguousarray(view.rankings.items, dtype=np.int64)
+    w = np.ascontiguousarray(weights, dtype=np.float64) if has_w else _NO_WEIGHTS
+    out = run_gains(items, run_rows(view), int(k), view.users.astype(np.int64), *qrels_csr(view.qrels),
+                    aspect_table(space), space.n_aspects, float(view.threshold), float(alpha), graded,
+                    float(view.max_grade), w, has_w, _powers(alpha, k))
+    if not has_w:
+        out.flags.writeable = False
+        per_view[key] = (space, out)
+    return out
+
+
+def intent_weights(view, how: str, measure: str = "this measure") -> np.ndarray:
+    """(n, A) intent weights: `profile` (count-based p(a|u)) or `uniform` (1/|A_u^rel| on A_u^rel)."""
+    if how == "profile":
+        return user_distribution(view, "count", measure)
+    arel = relevant_aspects(view)
+    n = arel.sum(axis=1, keepdims=True)
+    return np.where(arel, 1.0 / np.maximum(n, 1), 0.0)
+
+
+def run_arrays(view, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Items (n, K) (−1 padded) and grades (n, K) (NaN unjudged/padding) of the run cut or padded to K."""
+    return view.at(view.items, k, fill=-1), view.at(view.grades, k, fill=np.nan)
+
+
+def cutoff_of(measure: Measure, view) -> int:
+    return int(measure.cutoff) if measure.cutoff is not None else max(int(view.items.shape[1]), 1)
+
+
+def row_chunks(n: int, per_row: int) -> Iterator[slice]:
+    step = max(1, CHUNK_ELEMS // max(per_row, 1))
+    for lo in range(0, n, step):
+        yield slice(lo, min(n, lo + step))
+
+
+def relevance_weights(grades: np.ndarray, threshold: float, graded: bool, r_max: float) -> np.ndarray:
+    """ĝ(u,i): 1 (binary) or r/r_max (graded) for relevant items, 0 otherwise (§C.1/C.2)."""
+    rel = np.nan_to_num(grades, nan=-np.inf) >= threshold
+    if not graded:
+        return rel.astype(np.float64)
+    return np.where(rel, np.nan_to_num(grades) / r_max, 0.0)
+
+
+def aspect_index(space) -> np.ndarray:
+    """(items, T) aspect indices of every item (T = max |A(i)|), padded with the sentinel n_aspects; cached."""
+    hit = _INDEX.get(space)
+    if hit is None:
+        m = space.indicator.tocsr()
+        m.sort_indices()
+        counts = np.diff(m.indptr)
+        t = max(int(counts.max()) if len(counts) else 0, 1)
+        hit = np.full((m.shape[0], t), space.n_aspects, dtype=np.int64)
+        rows = np.repeat(np.arange(m.shape[0]), counts)
+        hit[rows, np.arange(m.nnz) - np.repeat(m.indptr[:-1], counts)] = m.indices
+        _INDEX[space] = hit
+    return hit
+
+
+def aspect_pairs(items: np.ndarray, mask: np.ndarray, table: np.ndarray, n_asp: int):
+    """(user row, position, aspect) of every masked ranked item and aspect, sorted by (row, aspect, position),
+    with the index of each pair's group start (groups = (row, aspect)). Work ∝ number of pairs, not n·K·|A|."""
+    idx = table[np.where(items >= 0, items, 0)]
+    ok = (idx < n_asp) & (mask & (items >= 0))[:, :, None]
+    u, k, t = np.nonzero(ok)
+    a = idx[u, k, t]
+    order = np.argsort(u * (n_asp + 1) + a, kind="stable")  # stable: positions stay ascending
+    u, k, a = u[order], k[order], a[order]
+    start = np.ones(len(u), dtype=bool)
+    start[1:] = (u[1:] != u[:-1]) | (a[1:] != a[:-1])
+    gstart = np.maximum.accumulate(np.where(start, np.arange(len(u)), 0))
+    return u, k, a, gstart
+
+
+def exclusive_group_sum(values: np.ndarray, gstart: np.ndarray) -> np.ndarray:
+    """Σ of `values` over the earlier members of each element's group (groups contiguous, starts `gstart`)."""
+    cs = np.cumsum(values)
+    return cs - values - (cs[gstart] - values[gstart])
+
+
+def alpha_gains(items: np.ndarray, g: np.ndarray, space, alpha: float, weights: np.ndarray | None = None,
+                graded: bool = False) -> np.ndarray:
+    """G(k) = Σ_{a∈A(i_k)} w_a·ĝ_k·(1−α)^{c_{a,k−1}}, c = Σ_{l<k} ĝ_l [a∈A(i_l)] (§C.1/C.2/C.8), for (n, K) lists.
+
+    g (n, K): relevance weights ĝ (0/1 when not `graded`; binary gains count any ĝ > 0 as 1);
+    weights (n, A) or None (all 1). Numba kernel, one pass per list.
+    """
+    has_w = weights is not None
+    w = np.ascontiguousarray(weights, dtype=np.float64) if has_w else _NO_WEIGHTS
+    return alpha_gains_kernel(np.ascontiguousarray(items, dtype=np.int64), np.ascontiguousarray(g, dtype=np.float64),
+                              aspect_table(space), space.n_aspects, float(alpha), graded, w, has_w,
+                              _powers(alpha, items.shape[1]))
+
+
+def _powers(alpha: float, k: int) -> np.ndarray:
+    """(1−α)^c for c = 0..k, computed as the former vectorised code did (numpy power of float counts)."""
+    return (1.0 - float(alpha)) ** np.arange(k + 1, dtype=np.float64)
+
+
+def log_discount(k: int) -> np.ndarray:
+    return 1.0 / np.log2(np.arange(2, k + 2))
+
+
+def alpha_ideal_lists(view, alpha: float, graded: bool, ties: str, steps: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Greedy α-ideal lists (§C.1) of every evaluated user: (items (n, L) −1 padded, gains (n, L)).
+
+    Candidates are the user's relevant items having aspects (all other judged items have gain 0 and
+    only pad the list). `steps=None` builds the whole list. Cached per qrels object; a cached longer
+    list is reused (greedy ideals of different lengths share their prefix).
+    """
+    space = aspect_space(view)
+    r_max = view.max_grade
+    key = (alpha, graded, ties, view.threshold, view.context.population, r_max if graded else None)
+    per_q = _IDEAL.setdefault(view.qrels, {})
+    hit = per_q.get(key)
+    if hit is not None and hit[0] is space and (hit[1] or (steps is not None and hit[2].shape[1] >= steps)):
+        items, gains = hit[2], hit[3]
+        return (items, gains) if steps is None else (items[:, :steps], gains[:, :steps])
+    check_ideal_ties("ideal list", ties)
+    q_ptr, q_idx, q_val = qrels_csr(view.qrels)
+    rank = view.qrels.items.string_rank
+    keys = rank if ties == "max_id" else len(rank) - 1 - rank
+    out_i, out_g, widths, n_rel_asp = greedy_alpha_ideal(
+        view.users.astype(np.int64), q_ptr, q_idx, q_val, float(view.threshold), graded, float(r_max),
+        aspect_table(space), space.n_aspects, np.ascontiguousarray(keys, dtype=np.int64), float(alpha),
+        -1 if steps is None else int(steps))
+    full = out_i.shape[1] == max(int(widths.max()) if len(widths) else 0, 1)
+    per_q[key] = (space, full, out_i, out_g)
+    n_rel_asp.flags.writeable = False
+    per_q[_rel_asp_key(view)] = (space, n_rel_asp)
+    return out_i, out_g
+
+
+def _rel_asp_key(view) -> tuple:
+    return ("|A_u^rel|", view.threshold, view.context.population)
+
+
+class _AspectMeasure(Measure):
+    KIND = "intent-aware"
+    NEEDS = ("aspects",)
+
+    def _check_choice(self, key: str, choices: tuple[str, ...]) -> None:
+        if self.params[key] not in choices:
+            raise ConfigError(f"{self.NAME}: {key} must be one of {', '.join(choices)}, got {self.params[key]!r}")
+
+    def _chunks(self, view, k: int):
+        """Yield (slice, items (c,K), grades (c,K), asp (c,K,A)) over chunks of the evaluated users."""
+        space = aspect_space(view)
+        dense = aspect_matrix(space)
+        items, grades = run_arrays(view, k)
+        for sl in row_chunks(len(items), k * max(space.n_aspects, 1)):
+            yield sl, items[sl], grades[sl], gather_aspects(dense, items[sl])

@@ -1,0 +1,62 @@
+"""The one serial/parallel dispatcher of recdiv's per-user numba kernels (low level: anyone may import it).
+
+A per-user kernel is written over blocks of rows, so that a block can keep its own scratch arrays:
+
+    @per_user_kernel(min_work=50_000, error_model="numpy")
+    def _gains(bounds, items, ..., out):
+        for b in numba.prange(len(bounds) - 1):
+            scratch = np.zeros(...)
+            for r in range(bounds[b], bounds[b + 1]):
+                ...  # row r only: its arithmetic does not depend on the block it falls in
+
+It is compiled twice and cached on disk under two names: a serial version (prange runs as range) called with
+the single block [0, n), and a parallel one called with 8 blocks per thread. `_gains(n, items, ..., out,
+work=W)` takes the parallel version when the work W (default n) reaches the kernel's `min_work` — below it
+the thread pool's start-up costs more than it saves — or as `parallel=True/False` says (tests). Every row is
+computed by the same operations either way, so both versions give bit-identical results.
+
+Array arguments are made C-contiguous (one compiled specialisation per dtype, not per memory layout); pass
+output arrays freshly allocated (contiguous), so that the kernel writes into them and not into a copy.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+
+import numba
+import numpy as np
+
+__all__ = ["PARALLEL_WORK", "block_bounds", "per_user_kernel"]
+
+#: default work (inner steps) from which a kernel runs in parallel
+PARALLEL_WORK = 1_000_000
+
+
+def block_bounds(n: int, parallel: bool) -> np.ndarray:
+    """Block boundaries over n rows: one block (serial), or 8 blocks per thread (load balance), ≥ 1 row each."""
+    nb = max(1, min(n, 8 * numba.get_num_threads())) if parallel else 1
+    return np.linspace(0, n, nb + 1).astype(np.int64)
+
+
+def per_user_kernel(fn: Callable | None = None, *, min_work: int = PARALLEL_WORK, **options) -> Callable:
+    """Decorator: `fn(bounds, *args)` becomes `kernel(n, *args, work=None, parallel=None)` (see the module doc).
+    `options` go to `numba.njit` (e.g. error_model="numpy")."""
+
+    def wrap(fn: Callable) -> Callable:
+        serial = numba.njit(cache=True, nogil=True, **options)(fn)
+        twin = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__ + "_parallel", fn.__defaults__,
+                                  fn.__closure__)
+        twin.__qualname__ = fn.__qualname__ + "_parallel"
+        compiled_parallel = numba.njit(cache=True, parallel=True, **options)(twin)
+
+        def run(n: int, *args, work: int | None = None, parallel: bool | None = None):
+            par = (n if work is None else work) >= min_work if parallel is None else bool(parallel)
+            args = tuple(np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a for a in args)
+            return (compiled_parallel if par else serial)(block_bounds(int(n), par), *args)
+
+        run.__doc__, run.__name__, run.__qualname__ = fn.__doc__, fn.__name__, fn.__qualname__
+        run.serial, run.parallel = serial, compiled_parallel
+        return run
+
+    return wrap(fn) if fn is not None else wrap
