@@ -20,8 +20,8 @@ def test_python_m_recdiv_bad_input_exits_2(tmp_path):
 
 def _modules_after(*argv: str) -> set[str]:
     """Modules imported by the command line for `recdiv ARGV` (run in a fresh interpreter)."""
-    code = ("import sys\nfrom recdiv.cli import main\ntry:\n    main(%r)\nexcept SystemExit:\n    pass\n"
-            "print('\\n'.join(sys.modules), file=sys.stderr)") % (list(argv),)
+    code = (f"import sys\nfrom recdiv.cli import main\ntry:\n    main({list(argv)!r})\nexcept SystemExit:\n    pass\n"
+            "print('\\n'.join(sys.modules), file=sys.stderr)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return set(out.stderr.split())
 
