@@ -36,10 +36,16 @@ COMMANDS: dict[str, Command] = {
 }
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, with its errors (a missing argument, `--seed -1`, ...) as recdiv's one line on stderr, exit 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"recdiv: error: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser; `command` (or every command when None) gets its full arguments, the others only their name."""
-    parser = argparse.ArgumentParser(prog="recdiv",
-                                     description="recdiv: recommender baselines, diversifiers and evaluation")
+    parser = Parser(prog="recdiv", description="recdiv: recommender baselines, diversifiers and evaluation")
     parser.add_argument("--version", action="version", version=f"recdiv {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, cmd in COMMANDS.items():

@@ -22,9 +22,11 @@ from pathlib import Path
 
 import numpy as np
 
+from recdiv.cli.options import finite_float, positive_int, seed
 from recdiv.errors import ConfigError
 from recdiv.eval.stats.corrections import CORRECTIONS, adjust, canonical_correction
 from recdiv.eval.stats.significance import TESTS, canonical_test, sign_test
+from recdiv.outputs import check_output_file
 
 
 def configure_compare(p: argparse.ArgumentParser) -> None:
@@ -39,12 +41,12 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--correction", choices=CORRECTIONS, default="holm", help="multiple-comparison correction")
     p.add_argument("--baseline", default=None, help="compare every run against this run (file or name)")
     p.add_argument("--format", choices=("table", "markdown", "latex", "json"), default="table")
-    p.add_argument("--rel-threshold", type=float, default=4.0, help="relevance threshold τ (default 4)")
+    p.add_argument("--rel-threshold", type=finite_float, default=4.0, help="relevance threshold τ (default 4)")
     p.add_argument("--population", choices=("relevant", "judged"), default="relevant")
-    p.add_argument("--seed", type=int, default=0, help="seed of the randomisation/bootstrap tests")
-    p.add_argument("--samples", type=int, default=None,
+    p.add_argument("--seed", type=seed, default=0, help="seed of the randomisation/bootstrap tests (≥ 0)")
+    p.add_argument("--samples", type=positive_int, default=None,
                    help="Monte Carlo samples (default 100000 permutation, 1000 bootstrap)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level of the markers")
+    p.add_argument("--alpha", type=finite_float, default=0.05, help="significance level of the markers")
     p.add_argument("--alternative", choices=("two-sided", "greater", "less"), default="two-sided")
     p.add_argument("--train", default=None, help="training interactions TSV (novelty measures)")
     p.add_argument("--aspects", default=None, help="item-aspect TSV (diversity / intent-aware measures)")
@@ -128,11 +130,11 @@ def handler(args: argparse.Namespace) -> int:
     from recdiv.eval.results import Results
 
     correction = canonical_correction(args.correction)
-    if args.samples is not None and args.samples < 1:
-        raise ConfigError("--samples must be positive")
     if not 0 < args.alpha < 1:
         raise ConfigError("--alpha must be in (0, 1)")
     measures = [parse_measure(m) for m in args.measures]
+    if args.output:
+        check_output_file(args.output, "-o")
     inputs = load_inputs(args.qrels, args.runs, train=args.train, aspects=args.aspects,
                          threshold=args.rel_threshold, population=args.population)
     names = run_names(args.runs)

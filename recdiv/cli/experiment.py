@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from recdiv.cli.options import positive_int
+
 
 def configure_run(p: argparse.ArgumentParser) -> None:
     p.description = ("Run an experiment file: datasets × splits × recommenders × diversifiers → per-user scores, "
@@ -15,7 +17,7 @@ def configure_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--force", action="store_true",
                    help="write into an output folder that holds another experiment's (or damaged) results or "
                         "files that are not recdiv's")
-    p.add_argument("--jobs", type=int, default=1, metavar="N", help="parallel worker processes (default 1)")
+    p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="parallel worker processes (default 1)")
     p.add_argument("--backend", choices=["local", "ray"], default="local",
                    help="local processes (default) or Ray (needs the optional `ray` package)")
     p.add_argument("--out", type=Path, metavar="DIR", help="output folder (default: the file's `output`)")
@@ -37,7 +39,7 @@ def configure_demo(d: argparse.ArgumentParser) -> None:
     d.add_argument("--out", type=Path, metavar="DIR", default=Path("results/demo"),
                    help="output folder (default results/demo)")
     d.add_argument("--resume", action="store_true", help="reuse finished artefacts in the output folder")
-    d.add_argument("--jobs", type=int, default=1, metavar="N", help="parallel worker processes (default 1)")
+    d.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="parallel worker processes (default 1)")
     d.add_argument("--quiet", action="store_true", help="no progress bars")
     d.set_defaults(func=_demo)
 

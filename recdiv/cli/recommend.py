@@ -10,7 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from recdiv.cli.options import param_value, positive_int, seed
 from recdiv.errors import ConfigError
+from recdiv.outputs import check_output_file
 
 
 def parse_param(text: str) -> tuple[str, Any]:
@@ -22,7 +24,7 @@ def parse_param(text: str) -> tuple[str, Any]:
         value = json.loads(raw)
     except json.JSONDecodeError:
         value = raw
-    return key.strip(), value
+    return key.strip(), param_value(key.strip(), value)
 
 
 def configure_recommend(p: argparse.ArgumentParser) -> None:
@@ -36,8 +38,8 @@ def configure_recommend(p: argparse.ArgumentParser) -> None:
     p.add_argument("--algo", required=True, choices=sorted(RECOMMENDERS), metavar="NAME",
                    help="recommender: " + ", ".join(RECOMMENDERS))
     p.add_argument("--param", action="append", default=[], metavar="K=V", help="hyperparameter (repeatable)")
-    p.add_argument("-n", type=int, default=500, help="list length (default 500)")
-    p.add_argument("--seed", type=int, default=None, help="seed for the split and the recommender")
+    p.add_argument("-n", type=positive_int, default=500, help="list length (default 500)")
+    p.add_argument("--seed", type=seed, default=None, help="seed for the split and the recommender (≥ 0)")
     p.add_argument("--tag", default=None, help="run tag in the TREC file (default: the algorithm name)")
     p.add_argument("-o", "--output", required=True, help="TREC run file to write")
     p.set_defaults(func=run_recommend)
@@ -64,8 +66,7 @@ def run_recommend(args: argparse.Namespace) -> int:
     if args.seed is not None and "seed" in cls.Config.model_fields and "seed" not in params:
         params["seed"] = args.seed
     model = make_recommender(args.algo, **params)
-    if args.n < 1:
-        raise ConfigError(f"-n must be at least 1, got {args.n}")
+    check_output_file(args.output, "-o")
     dataset, split = _load(args)
     side = {}
     if getattr(cls, "needs_attributes", False):

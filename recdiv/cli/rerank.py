@@ -10,7 +10,9 @@ import argparse
 
 import numpy as np
 
+from recdiv.cli.options import param_value, positive_int, seed
 from recdiv.errors import ConfigError, DataError
+from recdiv.outputs import check_output_file
 
 
 def _value(text: str):
@@ -33,7 +35,7 @@ def parse_params(pairs: list[str]) -> dict:
         key, sep, val = p.partition("=")
         if not sep or not key:
             raise ConfigError(f"--param expects key=value, got {p!r}")
-        out[key.strip()] = _value(val.strip())
+        out[key.strip()] = param_value(key.strip(), _value(val.strip()))
     return out
 
 
@@ -47,8 +49,8 @@ def configure_rerank(p: argparse.ArgumentParser) -> None:
                    help="reranker parameter, repeatable (e.g. lambda=0.5)")
     p.add_argument("--aspects", required=True, help="item-aspect TSV (item aspect [weight])")
     p.add_argument("--train", help="training interactions TSV (user item value [timestamp]): profiles, popularity")
-    p.add_argument("-k", type=int, default=100, help="length of the reranked lists (default 100)")
-    p.add_argument("--seed", type=int, default=0, help="seed for randomised rerankers (default 0)")
+    p.add_argument("-k", type=positive_int, default=100, help="length of the reranked lists (default 100)")
+    p.add_argument("--seed", type=seed, default=0, help="seed for randomised rerankers (≥ 0, default 0)")
     p.add_argument("-o", "--output", required=True, help="output TREC run")
     p.set_defaults(func=run_rerank)
 
@@ -64,9 +66,8 @@ def run_rerank(args) -> int:
     from recdiv.diversifiers.base import RerankContext
     from recdiv.diversifiers.registry import make_reranker
 
-    if args.k < 1:
-        raise ConfigError("-k must be at least 1")
     reranker = make_reranker(args.method, **parse_params(args.param))
+    check_output_file(args.output, "-o")
     run = read_trec_run(args.run)
     asp = read_item_aspects_tsv(args.aspects)
     train = read_interactions_tsv(args.train) if args.train else None

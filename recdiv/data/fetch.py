@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from recdiv.errors import ConfigError, DataError
-from recdiv.outputs import write_error
+from recdiv.outputs import check_output_dir, write_error
 
 GROUPLENS = "https://files.grouplens.org/datasets"
 ML_TERMS = ("MovieLens data (GroupLens Research, University of Minnesota): research use only; no commercial use "
@@ -213,6 +213,7 @@ def fetch(
     if target.exists() and not force:
         echo(f"{key}: already in {target} (use --force to download again)")
         return target
+    check_output_dir(dest, "--dir")
     if want is None and not pinned_files:
         archive_name = src.url.rsplit("/", 1)[-1]
         raise ConfigError(f"recdiv has no verified checksum for {archive_name} and will not install it unverified: "

@@ -351,6 +351,8 @@ def load_experiment(path: str | Path) -> ExperimentConfig:
         raise ConfigError(f"{path}: experiment file not found") from None
     except IsADirectoryError:
         raise ConfigError(f"{path}: is a directory, expected an experiment TOML file") from None
+    except OSError as e:  # permission, a symlink loop, an I/O error: the user's file, not a bug
+        raise ConfigError(f"{path}: cannot read the experiment file: {e.strerror or e}") from None
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:

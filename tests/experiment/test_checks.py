@@ -168,3 +168,11 @@ def test_valid_small_experiment_runs(tmp_path):
     result = run_experiment(validate(copy.deepcopy(small()), "exp.toml"), tmp_path / "out", progress=False,
                             report=False)
     assert result.computed["scores"] == 4 and not result.damaged
+
+
+def test_an_unreadable_experiment_file_is_a_clean_error(tmp_path, capsys):
+    loop = tmp_path / "loop.toml"
+    loop.symlink_to(loop)
+    assert main(["run", str(loop)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"recdiv: error: {loop}: cannot read the experiment file: ") and err.count("\n") == 1

@@ -1,0 +1,55 @@
+"""Option types of the command line: a value is checked where it enters (argparse), so a bad option is one line
+`recdiv: error: argument --seed: must be a non-negative integer, got '-1'` before any file is read or any work
+starts. `param_value` checks the values of `--param NAME=VALUE`."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from recdiv.errors import ConfigError
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+
+
+def seed(text: str) -> int:
+    """A random seed: an integer ≥ 0 (NumPy's generators take no negative seeds)."""
+    v = _int(text)
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}")
+    return v
+
+
+def positive_int(text: str) -> int:
+    """A count or a length: an integer ≥ 1."""
+    v = _int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return v
+
+
+def finite_float(text: str) -> float:
+    """A threshold or level: a finite number (`nan` would make every comparison false, every metric 0)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not math.isfinite(v):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    return v
+
+
+def param_value(key: str, value):
+    """The value of `--param KEY=VALUE` once parsed: ConfigError for a non-finite number, anywhere inside it."""
+    values = value if isinstance(value, list) else list(value.values()) if isinstance(value, dict) else [value]
+    for v in values:
+        if isinstance(v, list | dict):
+            param_value(key, v)
+        elif isinstance(v, float) and not math.isfinite(v):
+            raise ConfigError(f"--param {key}: must be a finite number, got {v}")
+    return value
