@@ -59,7 +59,7 @@ def _load(args):
 
 def run_recommend(args: argparse.Namespace) -> int:
     from recdiv.algorithms.registry import RECOMMENDERS, make_recommender
-    from recdiv.data.textio import write_trec_run
+    from recdiv.data.textio import id_strings, write_trec_run
 
     params = dict(parse_param(t) for t in args.param)
     cls = RECOMMENDERS[args.algo]
@@ -68,6 +68,8 @@ def run_recommend(args: argparse.Namespace) -> int:
     model = make_recommender(args.algo, **params)
     check_output_file(args.output, "-o")
     dataset, split = _load(args)
+    id_strings(dataset.users.ids, args.output, "user id")  # fail before fitting: a TREC run cannot hold these ids
+    id_strings(dataset.items.ids, args.output, "item id")
     side = {}
     if getattr(cls, "needs_attributes", False):
         name = model.config.attribute
