@@ -15,7 +15,7 @@ import sys
 from typing import NamedTuple
 
 from recdiv import __version__
-from recdiv.errors import RecdivError
+from recdiv.errors import ConfigError, RecdivError
 
 
 class Command(NamedTuple):
@@ -36,11 +36,15 @@ COMMANDS: dict[str, Command] = {
 }
 
 
+class UsageError(ConfigError):
+    """A command-line usage error found by argparse (a missing argument, `--seed -1`, ...)."""
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse, with its errors (a missing argument, `--seed -1`, ...) as recdiv's one line on stderr, exit 2."""
+    """argparse, with its errors raised as recdiv's (one line on stderr, exit status 2) instead of usage + exit."""
 
     def error(self, message: str):
-        self.exit(2, f"recdiv: error: {message} (see `{self.prog} --help`)\n")
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -69,11 +73,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"recdiv: error: unknown command {command!r}{hint}", file=sys.stderr)
         return 2
     parser = build_parser(command or "")
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
     try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
         rc = args.func(args)
     except RecdivError as e:
         print(f"recdiv: error: {e}", file=sys.stderr)

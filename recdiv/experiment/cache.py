@@ -8,8 +8,8 @@ and a resumed run skips exactly the finished work. Nothing is pickled: NPZ files
 ``allow_pickle=False``.
 
 Every artefact has a checksum record beside it, ``<key>.<ext>.sha256`` (the cache's manifest, one record per
-artefact so that worker processes never share a file), written after the artefact. An artefact is used only if
-its bytes match its record: one that was damaged after it was written (or whose record is missing) counts as
+artefact so that worker processes never share a file), written just before the artefact. An artefact is used only
+if its bytes match its record: one that was damaged after it was written (or whose record is missing) counts as
 absent, is recomputed, and is listed in `Store.damaged` so that the run can say so.
 
 Without ``resume``, artefacts written before the current run started are ignored (and overwritten):
@@ -179,9 +179,11 @@ class Store:
         return self._read(stage, key, ext) is not None
 
     def _write(self, stage: str, key: str, ext: str, data: bytes) -> None:
+        """The checksum record first, then the artefact (each atomically): an artefact file never exists without
+        its record, so a run killed in between leaves no artefact (a record alone is ignored and overwritten)."""
         p = self.path(stage, key, ext)
-        write_bytes(p, data)
         write_bytes(_record(p), (hashlib.sha256(data).hexdigest() + "\n").encode())
+        write_bytes(p, data)
 
     def remove_partial(self) -> int:
         """Delete temporary files left by an interrupted run (atomic-write leftovers); returns how many."""

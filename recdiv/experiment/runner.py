@@ -20,6 +20,7 @@ import concurrent.futures as cf
 import contextlib
 import logging
 import multiprocessing
+import multiprocessing.forkserver
 import multiprocessing.util
 import os
 import select
@@ -313,7 +314,12 @@ def make_executor(jobs: int, backend: str):
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["recdiv.experiment.stages", "recdiv.eval", "recdiv.algorithms.registry",
                                 "recdiv.diversifiers.registry", "recdiv.data.load", "recdiv.data.splits"])
-    tempdir = multiprocessing.util.get_temp_dir()  # where the forkserver's socket lives (removed at a normal exit)
+    try:
+        tempdir = multiprocessing.util.get_temp_dir()  # where the forkserver's socket lives (removed at a normal exit)
+        multiprocessing.forkserver.ensure_running()
+    except OSError as e:  # e.g. "AF_UNIX path too long" under a long TMPDIR
+        raise ConfigError(f"--jobs {jobs}: cannot start the worker processes ({e}; a shorter TMPDIR may help)") \
+            from None
     return cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init,
                                   initargs=(os.getpid(), tempdir))
 
@@ -396,17 +402,16 @@ def run_experiment(
     except ConfigError as e:
         raise config.error("diversifiers", e) from None
     check_run(config, out, resume=resume, force=force, jobs=jobs, backend=backend, systems=systems, option=option)
-    # -- nothing was written before this point --
-    store = Store.for_run(out / "cache", resume)
-    store.remove_partial()
-    env_base = {"store_root": str(store.root.resolve()), "resume": resume, "since_ns": store.since_ns,
-                "config": config.model_dump(mode="json")}
-    remember(config)
-    executor = make_executor(jobs, backend)
+    executor = make_executor(jobs, backend)  # can fail too (the system refuses processes): still nothing written
     prog = _progress() if progress else None
     sched = Scheduler(executor, prog)
     index: list[tuple[str, str, SystemPlan]] = []
     try:
+        store = Store.for_run(out / "cache", resume)
+        store.remove_partial()
+        env_base = {"store_root": str(store.root.resolve()), "resume": resume, "since_ns": store.since_ns,
+                    "config": config.model_dump(mode="json")}
+        remember(config)
         with prog or contextlib.nullcontext():
             for di, dcfg in enumerate(config.datasets):
                 dataset, dfp = load_data(config, di)

@@ -149,7 +149,7 @@ def test_fetch_errors(tmp_path):
             fetch_mod.fetch("ml-100k", tmp_path, opener=lambda url, p=payload: io.BytesIO(p), echo=lambda s: None)
     assert not (tmp_path.parent / "evil.txt").exists() and list(tmp_path.iterdir()) == []
     (tmp_path / "file").write_text("x", "utf-8")
-    with pytest.raises(DataError, match="cannot write"):
+    with pytest.raises(ConfigError, match=r"^--dir .*/file/sub: cannot write there: .*/file is not a folder"):
         fetch_mod.fetch("ml-100k", tmp_path / "file" / "sub", opener=_no_download, echo=lambda s: None)
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -46,28 +48,44 @@ def _wait_for(predicate, seconds: float, what: str) -> None:
 def test_sigkill_of_the_main_process_leaves_no_worker_and_no_temporary_folder(tmp_path):
     toml = tmp_path / "small.toml"
     toml.write_text(SMALL_TOML, "utf-8")
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
+    tmp = Path(tempfile.mkdtemp(prefix="rd-", dir="/tmp"))  # short: the forkserver's socket path must fit 107 bytes
     mark = uuid.uuid4().hex
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp), "RECDIV_TEST_MARK": mark}
     cmd = [sys.executable, "-m", "recdiv", "run", str(toml), "--out", str(tmp_path / "out"), "--jobs", "2", "--quiet"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    log = tmp_path / "run.log"
+    with open(log, "wb") as fh:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         # the forkserver and both workers are up (the resource tracker may be too) and the workers are busy
         _wait_for(lambda: proc.poll() is not None or
                   (len(set(_marked(mark)) - {proc.pid}) >= 3 and any((tmp_path / "out" / "cache").rglob("*.npz"))),
                   120, "the worker processes")
-        assert proc.poll() is None, "the run finished before it could be killed"
+        assert proc.poll() is None, f"the run ended before it could be killed: {log.read_text(errors='replace')}"
         assert list(tmp.glob("pymp-*")), "multiprocessing's temporary folder is where the test looks for it"
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         _wait_for(lambda: not _marked(mark), 30, "the workers, forkserver and resource tracker to end")
         assert not list(tmp.iterdir()), f"temporary files left behind: {list(tmp.iterdir())}"
     finally:
+        shutil.rmtree(tmp, ignore_errors=True)
         for pid in _marked(mark):  # never leave processes behind, even when the test fails
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_worker_processes_that_cannot_start_are_a_clean_error(tmp_path):
+    """A TMPDIR too long for the forkserver's socket (107 bytes on Linux): one line, nothing written."""
+    toml = tmp_path / "small.toml"
+    toml.write_text(SMALL_TOML, "utf-8")
+    tmp = tmp_path / ("x" * 100)
+    tmp.mkdir()
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp)}
+    proc = subprocess.run([sys.executable, "-m", "recdiv", "run", str(toml), "--out", str(out), "--jobs", "2"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("recdiv: error: --jobs 2: cannot start the worker processes (AF_UNIX path too long")
+    assert proc.stderr.count("\n") == 1 and not out.exists()
