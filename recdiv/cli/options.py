@@ -1,13 +1,11 @@
 """Option types of the command line: a value is checked where it enters (argparse), so a bad option is one line
 `recdiv: error: argument --seed: must be a non-negative integer, got '-1'` before any file is read or any work
-starts. `param_value` checks the values of `--param NAME=VALUE`."""
+starts."""
 
 from __future__ import annotations
 
 import argparse
 import math
-
-from recdiv.errors import ConfigError
 
 
 def _int(text: str) -> int:
@@ -42,14 +40,3 @@ def finite_float(text: str) -> float:
     if not math.isfinite(v):
         raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
     return v
-
-
-def param_value(key: str, value):
-    """The value of `--param KEY=VALUE` once parsed: ConfigError for a non-finite number, anywhere inside it."""
-    values = value if isinstance(value, list) else list(value.values()) if isinstance(value, dict) else [value]
-    for v in values:
-        if isinstance(v, list | dict):
-            param_value(key, v)
-        elif isinstance(v, float) and not math.isfinite(v):
-            raise ConfigError(f"--param {key}: must be a finite number, got {v}")
-    return value
