@@ -145,7 +145,7 @@ def test_values_are_strict(edit, expected):
     (lambda d: d["diversifiers"][0]["grid"].update({"lambda": [2.0]}), r"^exp.toml: diversifiers\[0\]: "),
     (lambda d: d["metrics"].update(measures=["P@5", "nDGC@5"]), r"^exp.toml: metrics.measures\[1\]: "),
     (lambda d: d.update(statistics={"test": "anova"}), r"^exp.toml: statistics.test: "),
-    (lambda d: d.update(statistics={"correction": "none?"}), r"^exp.toml: statistics.correction: "),
+    (lambda d: d.update(statistics={"correction": "wrong"}), r"^exp.toml: statistics.correction: "),
     (lambda d: d.update(statistics={"baseline": "MF"}), r"^exp.toml: statistics.baseline: no system named 'MF'"),
 ])
 def test_component_errors_name_the_file_and_key(edit, expected, tmp_path, no_work):
