@@ -39,6 +39,7 @@ def configure_demo(d: argparse.ArgumentParser) -> None:
     d.add_argument("--out", type=Path, metavar="DIR", default=Path("results/demo"),
                    help="output folder (default results/demo)")
     d.add_argument("--resume", action="store_true", help="reuse finished artefacts in the output folder")
+    d.add_argument("--force", action="store_true", help="write into a folder that holds other results or files")
     d.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="parallel worker processes (default 1)")
     d.add_argument("--quiet", action="store_true", help="no progress bars")
     d.set_defaults(func=_demo)
@@ -81,6 +82,7 @@ def _report(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from recdiv.experiment.demo import run_demo
 
-    result = run_demo(args.out, resume=args.resume, jobs=args.jobs, progress=not args.quiet and sys.stderr.isatty())
+    result = run_demo(args.out, resume=args.resume, force=args.force, jobs=args.jobs,
+                      progress=not args.quiet and sys.stderr.isatty())
     _print_outcome(result, False)
     return 0
