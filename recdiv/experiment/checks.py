@@ -73,7 +73,11 @@ def check_components(config: ExperimentConfig) -> None:
     c("recdiv.data.splits", "splitting datasets")
     algos = c("recdiv.algorithms.registry", "the recommenders")
     for i, r in enumerate(config.recommenders):
-        _checked(config, f"recommenders[{i}]", algos.make_recommender, r.name, **r.params)
+        for point in r.grid_points():  # one empty point without a grid
+            _checked(config, f"recommenders[{i}]", algos.make_recommender, r.name, **r.params, **point)
+        if r.select is not None:
+            ev = c("recdiv.eval", "the metrics")
+            _checked(config, f"recommenders[{i}].select.measure", ev.parse_measure, r.select.measure)
     recs = {r.key: r for r in config.recommenders}
     for i, a in enumerate(config.aspects):
         where = f"aspects[{i}]"
@@ -159,4 +163,5 @@ def _check_attributes(config: ExperimentConfig, i: int, dataset) -> None:
                                                           f"{a.attribute!r} (its attributes: {have})")
     algos = component("recdiv.algorithms.registry", "the recommenders")
     for k, r in enumerate(config.recommenders):
-        _checked(config, f"recommenders[{k}]", side_information, algos.make_recommender(r.name, **r.params), dataset)
+        model = algos.make_recommender(r.name, **r.params, **r.grid_points()[0])
+        _checked(config, f"recommenders[{k}]", side_information, model, dataset)

@@ -1,7 +1,10 @@
 """The output folder of an experiment: whose results it holds, how a run commits its results, how they are read back.
 
-The results are ``experiment.json``, ``systems.json``, ``scores.parquet`` and (with system-level measures)
-``system_scores.parquet``; ``manifest.json`` names the experiment and lists the sha256 of each. A run writes them
+The results are ``experiment.json``, ``systems.json``, ``scores.parquet`` and, when the experiment has them,
+``system_scores.parquet`` (system-level measures), ``selection.json`` (recommender grids with `select`),
+``groups.parquet`` ([report] groups) and ``meta.json`` ([meta] robustness curves); ``manifest.json`` names the
+experiment and lists the sha256 of each. Everything else (summaries, plots, report.html) is rebuilt from
+them. A run writes them
 only once all its work has finished (a run that fails or is killed leaves the previous results as they were):
 
 1. into ``.pending/`` (each file atomically, the manifest last: a ``.pending/`` without a manifest is incomplete);
@@ -32,13 +35,14 @@ from recdiv.experiment.cache import write_bytes
 from recdiv.experiment.config import ExperimentConfig
 from recdiv.outputs import check_output_dir, write_error
 
-RESULT_FILES = ("experiment.json", "systems.json", "scores.parquet", "system_scores.parquet")
+RESULT_FILES = ("experiment.json", "systems.json", "scores.parquet", "system_scores.parquet", "selection.json",
+                "groups.parquet", "meta.json")
 REQUIRED = RESULT_FILES[:3]
 MANIFEST = "manifest.json"
 PENDING = ".pending"
-#: what recdiv writes in an output folder (anything else there is not ours)
+#: what recdiv writes in an output folder (anything else there is not ours): results, then what the report makes
 OWN_ENTRIES = {*RESULT_FILES, MANIFEST, PENDING, "cache", "plots", "summary.csv", "summary.md", "summary.tex",
-               "report.html"}
+               "report.html", "groups.csv", "meta_summary.json"}
 SCORE_COLUMNS = ["dataset", "split", "system", "measure", "user", "value"]
 
 
@@ -143,14 +147,23 @@ def finish_pending(out: Path) -> None:
     shutil.rmtree(pending, ignore_errors=True)
 
 
-def commit_results(out: Path, experiment: str, files: dict[str, bytes]) -> None:
-    """Write a run's results (file name → bytes) into `out` as one set (see the module docstring)."""
+def begin_commit(out: Path) -> Path:
+    """An empty ``.pending/`` folder in `out`, where a run writes its result files (see the module docstring)."""
     finish_pending(out)
     pending = out / PENDING
     shutil.rmtree(pending, ignore_errors=True)
-    for name, data in files.items():
-        write_bytes(pending / name, data)
-    manifest = {"experiment": experiment, "files": {n: sha256_bytes(d) for n, d in files.items()}}
+    try:
+        pending.mkdir(parents=True)
+    except OSError as e:
+        raise write_error(e, pending) from None
+    return pending
+
+
+def end_commit(out: Path, experiment: str) -> None:
+    """List the result files written into ``.pending/`` in its manifest, then move them into place as one set."""
+    pending = out / PENDING
+    files = {n: sha256_file(pending / n) for n in RESULT_FILES if (pending / n).is_file()}
+    manifest = {"experiment": experiment, "files": files}
     write_bytes(pending / MANIFEST, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode())
     finish_pending(out)
 

@@ -35,10 +35,11 @@ from typing import Any
 import pandas as pd
 
 from recdiv.errors import ConfigError, RecdivError
-from recdiv.experiment.cache import Store, frame_bytes, hash_config, json_bytes
+from recdiv.experiment.cache import Store, frame_bytes, hash_config, write_bytes, write_json
 from recdiv.experiment.checks import check_executor, check_run
-from recdiv.experiment.config import ExperimentConfig, RecommenderConfig
-from recdiv.experiment.folder import commit_results
+from recdiv.experiment.config import ExperimentConfig, RecommenderConfig, fmt_param
+from recdiv.experiment.folder import begin_commit, end_commit
+from recdiv.experiment.selection import selected_params
 from recdiv.experiment.stages import (
     SYSTEM_LEVEL_USER,
     Env,
@@ -58,12 +59,7 @@ from recdiv.experiment.stages import (
 STAGES = ("fit", "candidates", "aspects", "rerank", "scores")
 
 
-def _fmt(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)
+_fmt = fmt_param
 
 
 # planning -----------------------------------------------------------------------------------------------------
@@ -105,12 +101,16 @@ def plan_systems(config: ExperimentConfig) -> list[System]:
     return systems
 
 
-def plan_models(config: ExperimentConfig, sfp: str) -> list[ModelPlan]:
-    """The models to fit on a split (recommenders, and models of latent aspect spaces, each fitted once)."""
+def plan_models(config: ExperimentConfig, sfp: str, selected: dict[str, dict[str, Any]] | None = None
+                ) -> list[ModelPlan]:
+    """The models to fit on a split (recommenders, and models of latent aspect spaces, each fitted once);
+    `selected`: the grid point chosen on this split for each recommender with `select`."""
     by_fit: dict[str, dict[str, Any]] = {}
+    selected = selected or {}
 
     def add(r: RecommenderConfig) -> str:
-        params = dict(r.params) if r.name == "lda" else recommender_params(r.name, r.params, config.seed)
+        given = {**r.params, **selected.get(r.key, {})}
+        params = dict(given) if r.name == "lda" else recommender_params(r.name, given, config.seed)
         key = hash_config("fit", sfp, r.name, params, config.seed)
         by_fit.setdefault(key, {"name": r.name, "params": params, "recommender": None, "latent": []})
         return key
@@ -143,11 +143,11 @@ class Task:
 
 
 def plan_split(config: ExperimentConfig, systems: list[System], env_base: dict[str, Any], di: int, spec: str,
-               dfp: str, sfp: str, first: int) -> list[Task]:
+               dfp: str, sfp: str, first: int, selected: dict[str, dict[str, Any]] | None = None) -> list[Task]:
     """Tasks of one split; task ids start at `first` (dependencies refer to those ids)."""
     env = Env(dataset=di, split=spec, **env_base)
     dname = config.datasets[di].key
-    models = plan_models(config, sfp)
+    models = plan_models(config, sfp, selected)
     tasks = [Task("model", env, m, (), f"{dname}/{spec}: fit {m.recommender or m.name}") for m in models]
     model_of_rec = {m.recommender: first + i for i, m in enumerate(models) if m.recommender}
     cand_key = {m.recommender: m.candidates_key for m in models if m.recommender}
@@ -180,10 +180,23 @@ def plan_split(config: ExperimentConfig, systems: list[System], env_base: dict[s
 
 
 def run_task(task: Task) -> Counter:
-    """Entry point of every task (in this process, a worker process or a Ray worker)."""
+    """Entry point of every task (in this process, a worker process or a Ray worker); the Counter's "_seconds"
+    is the task's own duration (for the ETA)."""
+    t0 = time.perf_counter()
+    stats = run_model_task(task.env, task.plan) if task.kind == "model" else run_system_task(task.env, task.plan)
+    stats["_seconds"] = time.perf_counter() - t0
+    return stats
+
+
+#: relative cost of the kinds of task before any has finished (`recdiv.progress.TaskEstimate` learns the rest)
+TASK_PRIORS = {"fit": 8.0, "rerank": 2.0, "score": 1.0}
+
+
+def task_kind(task: Task) -> str:
     if task.kind == "model":
-        return run_model_task(task.env, task.plan)
-    return run_system_task(task.env, task.plan)
+        return f"fit:{task.plan.name}"
+    s = task.plan.system
+    return "score" if s.diversifier is None else f"rerank:{s.reranker}"
 
 
 # execution ---------------------------------------------------------------------------------------------------------
@@ -327,15 +340,21 @@ def make_executor(jobs: int, backend: str):
 class Scheduler:
     """Submits tasks whose dependencies are done; collects their stage counters; reports progress."""
 
-    def __init__(self, executor, progress=None):
+    def __init__(self, executor, progress=None, workers: int = 1):
         self.executor = executor
         self.progress = progress
+        self.workers = workers
         self.stats: Counter = Counter()
         self._bar = None
 
     def run(self, tasks: list[Task], title: str) -> None:
+        from recdiv.progress import TaskEstimate, fmt_seconds
+
+        kinds = [task_kind(t) for t in tasks]
+        priors = {k: TASK_PRIORS[k.partition(":")[0]] for k in kinds}
+        estimate = TaskEstimate(Counter(kinds), priors, self.workers)
         if self.progress is not None:
-            self._bar = self.progress.add_task(title, total=len(tasks))
+            self._bar = self.progress.add_task(title, total=len(tasks), eta="?")
         done: set[int] = set()
         pending: dict[cf.Future, int] = {}
         submitted: set[int] = set()
@@ -353,10 +372,13 @@ class Scheduler:
                 finished, _ = cf.wait(list(pending), return_when=cf.FIRST_COMPLETED)
                 for fut in finished:
                     i = pending.pop(fut)
-                    self.stats.update(fut.result())
+                    stats = fut.result()
+                    estimate.finished(kinds[i], stats.pop("_seconds", 0.0))
+                    self.stats.update(stats)
                     done.add(i)
                     if self._bar is not None:
-                        self.progress.update(self._bar, advance=1, description=f"{title} {tasks[i].label}"[:90])
+                        self.progress.update(self._bar, advance=1, description=f"{title} {tasks[i].label}"[:90],
+                                             eta=fmt_seconds(estimate.remaining()))
         except BaseException:
             for fut in pending:
                 fut.cancel()
@@ -404,8 +426,9 @@ def run_experiment(
     check_run(config, out, resume=resume, force=force, jobs=jobs, backend=backend, systems=systems, option=option)
     executor = make_executor(jobs, backend)  # can fail too (the system refuses processes): still nothing written
     prog = _progress() if progress else None
-    sched = Scheduler(executor, prog)
+    sched = Scheduler(executor, prog, jobs)
     index: list[tuple[str, str, SystemPlan]] = []
+    selections: dict[str, dict] = {}
     try:
         store = Store.for_run(out / "cache", resume)
         store.remove_partial()
@@ -427,7 +450,9 @@ def run_experiment(
                 tasks: list[Task] = []
                 for spec in dcfg.splits:
                     _, sfp = load_split(config, di, spec)
-                    new = plan_split(config, systems, env_base, di, spec, dfp, sfp, len(tasks))
+                    chosen = selected_params(config, di, spec, store, selections.setdefault(dcfg.key, {})
+                                             .setdefault(spec, {}))  # recommender grids with `select`
+                    new = plan_split(config, systems, env_base, di, spec, dfp, sfp, len(tasks), chosen)
                     tasks += new
                     index += [(dcfg.key, spec, t.plan) for t in new if t.kind == "system"]
                 sched.run(tasks, f"{dcfg.key}")
@@ -442,12 +467,24 @@ def run_experiment(
             result.damaged.append(tag)
         else:
             (result.cached if tag == "cached" else result.computed)[stage] += v
+    # the results, written as one set (recdiv.experiment.folder): staged in .pending/, then moved into place
     scores, system_scores = collect_scores(store, index)
-    files = {"experiment.json": json_bytes(config.model_dump(mode="json")),
-             "systems.json": json_bytes([s.to_json() for s in systems]), "scores.parquet": frame_bytes(scores)}
+    pending = begin_commit(out)
+    write_json(pending / "experiment.json", config.model_dump(mode="json"))
+    write_json(pending / "systems.json", [s.to_json() for s in systems])
+    write_bytes(pending / "scores.parquet", frame_bytes(scores))
     if system_scores is not None:
-        files["system_scores.parquet"] = frame_bytes(system_scores)
-    commit_results(out, config.name, files)
+        write_bytes(pending / "system_scores.parquet", frame_bytes(system_scores))
+    if any(r.select is not None for r in config.recommenders):
+        write_json(pending / "selection.json", selections)
+    from recdiv.experiment.groups import write_groups
+
+    write_groups(config, index, pending)  # [report] groups: the group of every evaluated (split, user)
+    if config.meta is not None:
+        from recdiv.experiment.meta import robustness
+
+        robustness(config, env_base, index, pending)  # [meta] sparsity / popularity: re-evaluation on degraded qrels
+    end_commit(out, config.name)
     if report:
         from recdiv.experiment.report import build_report
 
@@ -476,14 +513,9 @@ def collect_scores(store: Store, index: list[tuple[str, str, SystemPlan]]) -> tu
 
 
 def _progress():
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    # the ETA is `recdiv.progress.TaskEstimate`'s: per-kind task durations (a fit costs more than a rerank), not
+    # rich's tasks-per-second rate, which early fast tasks make far too optimistic
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    TextColumn("ETA"), TimeRemainingColumn(), transient=False)
+                    TextColumn("ETA {task.fields[eta]}"), transient=False)
