@@ -82,8 +82,21 @@ def copy(finished, tmp_path) -> Path:
 def test_results_are_listed_in_the_manifest(finished):
     m = json.loads((finished / MANIFEST).read_text("utf-8"))
     assert m["experiment"] == "one"
-    assert sorted(m["files"]) == sorted(RESULT_FILES)  # AggregateDiversity is system-level
+    assert sorted(m["files"]) == sorted(RESULT_FILES[:4])  # AggregateDiversity is system-level
     assert not (finished / PENDING).exists()
+
+
+def test_optional_result_files_are_committed_with_the_scores(copy):
+    """[report] groups writes groups.parquet: it is part of the committed set (listed, replaced, removed)."""
+    data = tomllib.loads(TOML)
+    data["report"] = {"groups": ["profile-size"]}
+    run_experiment(validate(data, "one.toml"), copy, resume=True, progress=False)
+    m = json.loads((copy / MANIFEST).read_text("utf-8"))
+    assert "groups.parquet" in m["files"] and (copy / "groups.parquet").is_file()
+    read_results(copy)
+    run_experiment(config(), copy, resume=True, progress=False)  # without groups: the stale file goes
+    assert not (copy / "groups.parquet").exists()
+    assert "groups.parquet" not in json.loads((copy / MANIFEST).read_text("utf-8"))["files"]
 
 
 def test_a_failing_run_leaves_the_results_of_the_folder(copy, capsys):
