@@ -488,7 +488,7 @@ def run_experiment(
     if report:
         from recdiv.experiment.report import build_report
 
-        result.report = build_report(out)
+        result.report = build_report(out, progress=None if progress else False)
     result.seconds = time.perf_counter() - t0
     return result
 
