@@ -34,6 +34,7 @@ def _error(argv: list[str], capsys) -> str:
 REC = ["recommend", "--dataset", "synthetic:tiny", "--split", "holdout:0.2", "--algo", "pop"]
 RR = ["rerank", "a.run", "--method", "MMR", "--aspects", "aspects.tsv"]
 CMP = ["compare", "t.qrels", "a.run", "b.run", "-m", "P@5"]
+META = ["meta", "t.qrels", "a.run", "b.run", "-m", "P@5"]
 
 
 @pytest.mark.parametrize(("argv", "names"), [
@@ -64,6 +65,12 @@ CMP = ["compare", "t.qrels", "a.run", "b.run", "-m", "P@5"]
     (["axioms", "-m", "P@5", "--cases", "0"], "argument --cases: must be a positive integer"),
     (["axioms", "-m", "P@5", "--rel-threshold", "nan"], "argument --rel-threshold: must be a finite number"),
     (["axioms", "-m", "P@5", "--cases", "1", "-o", "adir"], "-o adir: is a folder"),
+    ([*META, "--seed", "-1"], "argument --seed: must be a non-negative integer"),
+    ([*META, "--rel-threshold", "nan"], "argument --rel-threshold: must be a finite number"),
+    ([*META, "--samples", "0"], "argument --samples: must be a positive integer"),
+    ([*META, "-o", "adir"], "-o adir: is a folder"),
+    ([*META, "--html", "adir"], "--html adir: is a folder"),
+    ([*META, "--plots", "afile"], "--plots afile: not a folder"),
     (["run", "x.toml", "--jobs", "0"], "argument --jobs: must be a positive integer"),
     (["demo", "--jobs", "0"], "argument --jobs: must be a positive integer"),
     (["demo", "--out", "afile"], "--out afile: not a folder"),
