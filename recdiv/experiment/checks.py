@@ -16,9 +16,9 @@ import importlib
 from pathlib import Path
 
 from recdiv.errors import ConfigError, RecdivError
-from recdiv.experiment.config import ExperimentConfig
+from recdiv.experiment.config import ExperimentConfig, check_component_params, latent_kind
 from recdiv.experiment.folder import check_output
-from recdiv.experiment.stages import FACTOR_MODELS, TOPIC_MODELS, component, load_data, side_information
+from recdiv.experiment.stages import component, load_data, side_information
 
 #: item similarities of aspect spaces (`recdiv.aspects.similarity.similarity_from_name`)
 SIMILARITIES = ("cosine", "jaccard", "latent-cosine", "pearson")
@@ -67,43 +67,27 @@ def _strip(msg: str, where: str) -> str:
 
 
 def check_components(config: ExperimentConfig) -> None:
-    """Import every component the experiment names and validate every parameter setting before any work."""
+    """Import every component the experiment names and validate every parameter setting before any work: names
+    (any spelling, ``module:Class``, entry points), typed parameters of every grid point, capabilities and
+    aspect-space options (`check_component_params`), similarities, selection measures, metrics and statistics."""
     c = _component(config)
     c("recdiv.data.load", "loading datasets")
     c("recdiv.data.splits", "splitting datasets")
-    algos = c("recdiv.algorithms.registry", "the recommenders")
+    c("recdiv.algorithms.registry", "the recommenders")
+    c("recdiv.aspects.kinds", "the aspect spaces")
+    if config.diversifiers:
+        c("recdiv.diversifiers.registry", "the diversifiers")
+    _checked(config, "", check_component_params, config)
+    ev = c("recdiv.eval", "the metrics")
     for i, r in enumerate(config.recommenders):
-        for point in r.grid_points():  # one empty point without a grid
-            _checked(config, f"recommenders[{i}]", algos.make_recommender, r.name, **r.params, **point)
         if r.select is not None:
-            ev = c("recdiv.eval", "the metrics")
             _checked(config, f"recommenders[{i}].select.measure", ev.parse_measure, r.select.measure)
-    recs = {r.key: r for r in config.recommenders}
     for i, a in enumerate(config.aspects):
-        where = f"aspects[{i}]"
-        if a.kind == "explicit":
-            c("recdiv.aspects.build", f"{where} (explicit aspect space)")
-        else:
-            c("recdiv.aspects.latent", f"{where} (latent aspect space)")
-            source = a.model or recs[a.recommender].name
-            if source not in FACTOR_MODELS + TOPIC_MODELS:
-                raise config.error(where, f"{source!r} has no latent factors or topics (latent aspects come from "
-                                          f"{', '.join(FACTOR_MODELS + TOPIC_MODELS)})")
-            if source in FACTOR_MODELS and a.l is None:
-                raise config.error(f"{where}.l", "MF factor aspects need `l` (dominant factors per item)")
-            if a.model is not None and a.model != "lda":
-                _checked(config, f"{where}.params", algos.make_recommender, a.model, **a.params)
         if a.similarity is not None:
-            _check_similarity(config, f"{where}.similarity", a.similarity, a)
+            _check_similarity(config, f"aspects[{i}].similarity", a.similarity, a)
     if config.metrics.similarity is not None:
         space = next((a for a in config.aspects if a.name == config.evaluation_aspects), None)
         _check_similarity(config, "metrics.similarity", config.metrics.similarity, space)
-    if config.diversifiers:
-        div = c("recdiv.diversifiers.registry", "the diversifiers")
-        for i, d in enumerate(config.diversifiers):
-            for point in d.grid_points():
-                _checked(config, f"diversifiers[{i}]", div.make_reranker, d.name, **d.params, **point)
-    ev = c("recdiv.eval", "the metrics")
     for i, m in enumerate(config.metrics.measures):
         _checked(config, f"metrics.measures[{i}]", ev.parse_measure, m)
     sig = c("recdiv.eval.stats.significance", "the statistics")
@@ -125,12 +109,18 @@ def _component(config: ExperimentConfig):
 def _check_similarity(config: ExperimentConfig, where: str, name: str, space) -> None:
     if name not in SIMILARITIES:
         raise config.error(where, f"unknown item similarity {name!r} ({', '.join(SIMILARITIES)})")
-    latent_mf = space is not None and space.kind == "latent" and (
-        space.model in FACTOR_MODELS or (space.recommender is not None and
-                                         {r.key: r.name for r in config.recommenders}[space.recommender]
-                                         in FACTOR_MODELS))
-    if name == "latent-cosine" and not latent_mf:
+    if name == "latent-cosine" and not (space is not None and _latent_kind(config, space) == "factors"):
         raise config.error(where, "latent-cosine needs the item factors of a latent MF aspect space")
+
+
+def _latent_kind(config: ExperimentConfig, space) -> str | None:
+    """"factors" or "topics" for a latent aspect space, by what its model declares (`CAPABILITIES`); None for an
+    explicit space."""
+    if space.kind != "latent":
+        return None
+    algos = component("recdiv.algorithms.registry", "the recommenders")
+    source = space.model or {r.key: r.name for r in config.recommenders}[space.recommender]
+    return latent_kind(algos.RECOMMENDERS.entry(source).capabilities)
 
 
 def check_datasets(config: ExperimentConfig) -> None:

@@ -37,7 +37,7 @@ import pandas as pd
 from recdiv.errors import ConfigError, RecdivError
 from recdiv.experiment.cache import Store, frame_bytes, hash_config, write_bytes, write_json
 from recdiv.experiment.checks import check_executor, check_run
-from recdiv.experiment.config import ExperimentConfig, RecommenderConfig, fmt_param
+from recdiv.experiment.config import ExperimentConfig, RecommenderSpec, fmt_param
 from recdiv.experiment.folder import begin_commit, end_commit
 from recdiv.experiment.selection import selected_params
 from recdiv.experiment.stages import (
@@ -47,6 +47,7 @@ from recdiv.experiment.stages import (
     SystemPlan,
     aspect_key,
     build_explicit_space,
+    component_source,
     load_data,
     load_split,
     recommender_params,
@@ -108,10 +109,10 @@ def plan_models(config: ExperimentConfig, sfp: str, selected: dict[str, dict[str
     by_fit: dict[str, dict[str, Any]] = {}
     selected = selected or {}
 
-    def add(r: RecommenderConfig) -> str:
+    def add(r: RecommenderSpec) -> str:
         given = {**r.params, **selected.get(r.key, {})}
-        params = dict(given) if r.name == "lda" else recommender_params(r.name, given, config.seed)
-        key = hash_config("fit", sfp, r.name, params, config.seed)
+        params = recommender_params(r.name, given, config.seed)
+        key = hash_config("fit", sfp, r.name, params, config.seed, component_source("recommender", r.name))
         by_fit.setdefault(key, {"name": r.name, "params": params, "recommender": None, "latent": []})
         return key
 
@@ -121,7 +122,7 @@ def plan_models(config: ExperimentConfig, sfp: str, selected: dict[str, dict[str
     recs = {r.key: r for r in config.recommenders}
     for a in config.aspects:
         if a.kind == "latent":
-            src = recs[a.recommender] if a.recommender else RecommenderConfig(name=a.model, params=a.params)
+            src = recs[a.recommender] if a.recommender else RecommenderSpec(name=a.model, params=a.params)
             key = add(src)
             by_fit[key]["latent"].append((a.name, aspect_key(a, "", key)))
     out = []
@@ -171,7 +172,8 @@ def plan_split(config: ExperimentConfig, systems: list[System], env_base: dict[s
         if s.diversifier is None:
             ranking_key = hash_config("baseline", ck, k)
         else:
-            ranking_key = hash_config("rerank", ck, rkey, s.reranker, dict(s.params), k, config.seed, sfp)
+            ranking_key = hash_config("rerank", ck, rkey, s.reranker, dict(s.params), k, config.seed, sfp,
+                                      component_source("reranker", s.reranker))
         deps = tuple(sorted({model_of_rec[s.recommender], *rdeps, *eval_deps}))
         plan = SystemPlan(s, ck, ranking_key, rkey, hash_config("scores", ranking_key, ctx_key), eval_key,
                           tuple(config.metrics.measures))

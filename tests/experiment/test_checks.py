@@ -141,8 +141,10 @@ def test_values_are_strict(edit, expected):
 
 
 @pytest.mark.parametrize(("edit", "expected"), [
-    (lambda d: d["recommenders"][0].update(params={"nope": 1}), r"^exp.toml: recommenders\[0\]: "),
-    (lambda d: d["diversifiers"][0]["grid"].update({"lambda": [2.0]}), r"^exp.toml: diversifiers\[0\]: "),
+    (lambda d: d["recommenders"][0].update(params={"nope": 1}),
+     r"^exp.toml: recommenders\[0\].params.nope: unknown key$"),
+    (lambda d: d["diversifiers"][0]["grid"].update({"lambda": [2.0]}),
+     r"^exp.toml: diversifiers\[0\].grid.lambda: Input should be less than or equal to 1$"),
     (lambda d: d["metrics"].update(measures=["P@5", "nDGC@5"]), r"^exp.toml: metrics.measures\[1\]: "),
     (lambda d: d.update(statistics={"test": "anova"}), r"^exp.toml: statistics.test: "),
     (lambda d: d.update(statistics={"correction": "wrong"}), r"^exp.toml: statistics.correction: "),
