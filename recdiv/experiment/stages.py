@@ -374,17 +374,18 @@ def evaluate_ranking(env: Env, plan: SystemPlan, ranking, split, measures: list[
     """Per-user values (system-level measures: one row, user = SYSTEM_LEVEL_USER) of `measures` for a ranking."""
     ev = component("recdiv.eval", "the metrics")
     qrels, ctx = _eval_context(env, split, plan.eval_aspect_key)
-    parts = []
+    parsed = [ev.parse_measure(text) for text in measures]
     try:
-        for text in measures:
-            m = ev.parse_measure(text)
-            if m.KIND == "system":
-                value = float(m.value(ranking, qrels, ctx))
-                parts.append(pd.DataFrame({"measure": [text], "user": [SYSTEM_LEVEL_USER], "value": [value]}))
-            else:
-                values = np.asarray(m.per_user(ranking, qrels, ctx), dtype=np.float64)
-                users = qrels.users.id_of(ev.RunView.of(ctx, ranking, qrels).users)
-                parts.append(pd.DataFrame({"measure": text, "user": np.asarray(users).astype(str), "value": values}))
+        result = ev.evaluate({"system": ranking}, qrels, parsed, ctx)  # the one evaluation entry point
     finally:
         ctx.cache.forget(ranking)  # what derives from this ranking; ideals and tables stay for the next system
+    users = np.asarray(result.users).astype(str)
+    parts = []
+    for text, m in zip(measures, parsed, strict=True):
+        if m.KIND == "system":
+            value = result.value("system", m)
+            parts.append(pd.DataFrame({"measure": [text], "user": [SYSTEM_LEVEL_USER], "value": [value]}))
+        else:
+            values = np.asarray(result.user_values("system", m), dtype=np.float64)
+            parts.append(pd.DataFrame({"measure": text, "user": users, "value": values}))
     return pd.concat(parts, ignore_index=True)
