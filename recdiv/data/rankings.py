@@ -31,8 +31,8 @@ def top_k(
     are padded with -1 and NaN. (+inf entries are not returned either: they count towards the k-th largest value
     but are dropped from the result.)
 
-    Cost: a partial selection per row (numba, parallel over rows) and a sort of the k best (plus entries tied with
-    the k-th), not a full sort of the row. `chunk` rows are processed per kernel call.
+    Cost: a partial selection per row (numba, parallel over rows when there are many) and a sort of the k best
+    (plus entries tied with the k-th), not a full sort of the row. `chunk` rows are processed per kernel call.
     """
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     n, m = scores.shape
@@ -47,11 +47,11 @@ def top_k(
     perm = np.argsort(-tb, kind="stable").astype(np.int64)
     rank = np.empty(m, dtype=np.int64)
     rank[perm] = np.arange(m)
-    from recdiv.data.rankings_kernels import _top_k_kernel
+    from recdiv.data.rankings_kernels import top_k_rows
 
     for lo in range(0, n, max(1, chunk)):
         hi = min(n, lo + max(1, chunk))
-        _top_k_kernel(scores[lo:hi], k, perm, rank, out_i[lo:hi], out_s[lo:hi])
+        top_k_rows(hi - lo, scores[lo:hi], k, perm, rank, out_i[lo:hi], out_s[lo:hi], work=(hi - lo) * m)
     return out_i, out_s
 
 

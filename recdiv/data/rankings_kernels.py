@@ -6,6 +6,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from recdiv.jit import per_user_kernel
+
 
 @numba.njit(cache=True)
 def _kth_smallest(a, kk):  # pragma: no cover - compiled
@@ -102,20 +104,19 @@ def _sort_pairs(key, pay, n, stack):  # pragma: no cover - compiled
             pay[j + 1] = p
 
 
-@numba.njit(parallel=True, cache=True)
-def _top_k_kernel(scores, k, perm, rank, out_i, out_s):  # pragma: no cover - compiled
+@per_user_kernel
+def top_k_rows(bounds, scores, k, perm, rank, out_i, out_s):  # pragma: no cover - compiled
     """perm: columns in decreasing tiebreak order; rank = its inverse (rank[j] = 0: column j wins all ties)."""
-    n, m = scores.shape
-    n_chunks = min(n, 256)
+    m = scores.shape[1]
     n_sample = min(m, 256)
-    for ch in numba.prange(n_chunks):
+    for ch in numba.prange(len(bounds) - 1):
         buf = np.empty(m)  # scratch, once per chunk of rows
         small = np.empty(m)
         sample = np.empty(n_sample)
         key = np.empty(m)
         pay = np.empty(m, np.int64)
         stack = np.empty(256, np.int64)
-        for r in range(ch * n // n_chunks, (ch + 1) * n // n_chunks):
+        for r in range(bounds[ch], bounds[ch + 1]):
             row = scores[r]
             for j in range(m):
                 v = row[j]

@@ -71,9 +71,17 @@ def test_top_k_is_the_best_k_by_score_then_string_id(scores, k):
         assert (row[len(expect):] == -1).all()
 
 
+@pytest.mark.parametrize("parallel", [False, True])
 @pytest.mark.parametrize("k", [1, 37, 500, 1000])
-def test_top_k_large_block_with_exclusions_and_ties(k):
-    """Rows wide enough (> 1024 columns) for the sampled pre-filter of the selection, with heavy ties."""
+def test_top_k_large_block_with_exclusions_and_ties(k, parallel, monkeypatch):
+    """Rows wide enough (> 1024 columns) for the sampled pre-filter of the selection, with heavy ties; the serial
+    and the parallel version of the kernel (recdiv.jit.per_user_kernel)."""
+    import functools
+
+    from recdiv.data import rankings_kernels
+
+    monkeypatch.setattr(rankings_kernels, "top_k_rows", functools.partial(rankings_kernels.top_k_rows,
+                                                                         parallel=parallel))
     rng = np.random.default_rng(k)
     s = rng.integers(0, 40, size=(120, 1500)).astype(float)
     s[rng.random(s.shape) < 0.05] = -np.inf  # excluded items
