@@ -64,18 +64,14 @@ class SelectConfig(_Config):
     validation: float = Field(0.2, gt=0, lt=1, description="fraction of each user's training interactions held out")
 
 
-class RecommenderSpec(_Config):
-    """Which recommender an experiment fits: a name of `recdiv.algorithms.registry.RECOMMENDERS` (or
-    ``module:Class``) and its parameters, validated against that recommender's own typed config
-    (`recdiv.algorithms.base.RecommenderConfig`; `check_component_params`), optionally with a
-    hyperparameter grid: without `select` every grid point is a system of its own (label "KNN(k=20)"); with
-    `select` one point is chosen per split on a validation split (`SelectConfig`)."""
+class _GridComponent(_Config):
+    """A named component (recommender or reranker) with fixed `params` and a parameter `grid` (every combination
+    of the grid values, cartesian product, is one setting); `label` names it in tables."""
 
     name: str = Field(min_length=1)
     label: str | None = None
     params: dict[str, Any] = Field(default_factory=dict)
     grid: dict[str, list[Scalar]] = Field(default_factory=dict)
-    select: SelectConfig | None = None
 
     @property
     def key(self) -> str:
@@ -84,29 +80,40 @@ class RecommenderSpec(_Config):
     @field_validator("grid")
     @classmethod
     def _nonempty_grid(cls, v: dict[str, list]) -> dict[str, list]:
-        return _check_grid(v)
+        for k, vals in v.items():
+            if not vals:
+                raise ValueError(f"grid `{k}` is empty")
+            if len(set(map(repr, vals))) != len(vals):
+                raise ValueError(f"grid `{k}` repeats a value")
+        return v
 
     @model_validator(mode="after")
-    def _grid_and_select(self) -> RecommenderSpec:
+    def _disjoint(self) -> _GridComponent:
         both = set(self.params) & set(self.grid)
         if both:
             raise ValueError(f"`{sorted(both)[0]}` is both in params and in grid")
-        if self.select is not None and not self.grid:
-            raise ValueError("`select` chooses a point of `grid`: give a grid")
         return self
 
     def grid_points(self) -> list[dict[str, Any]]:
+        """The parameter settings of the grid (a single empty setting without a grid)."""
         keys = list(self.grid)
         return [dict(zip(keys, combo)) for combo in itertools.product(*(self.grid[k] for k in keys))]
 
 
-def _check_grid(v: dict[str, list]) -> dict[str, list]:
-    for k, vals in v.items():
-        if not vals:
-            raise ValueError(f"grid `{k}` is empty")
-        if len(set(map(repr, vals))) != len(vals):
-            raise ValueError(f"grid `{k}` repeats a value")
-    return v
+class RecommenderSpec(_GridComponent):
+    """Which recommender an experiment fits: a name of `recdiv.algorithms.registry.RECOMMENDERS` (or
+    ``module:Class``) and its parameters, validated against that recommender's own typed config
+    (`recdiv.algorithms.base.RecommenderConfig`; `check_component_params`), optionally with a
+    hyperparameter grid: without `select` every grid point is a system of its own (label "KNN(k=20)"); with
+    `select` one point is chosen per split on a validation split (`SelectConfig`)."""
+
+    select: SelectConfig | None = None
+
+    @model_validator(mode="after")
+    def _select_needs_grid(self) -> RecommenderSpec:
+        if self.select is not None and not self.grid:
+            raise ValueError("`select` chooses a point of `grid`: give a grid")
+        return self
 
 
 def fmt_param(v: Any) -> str:
@@ -198,40 +205,15 @@ class AspectConfig(_Config):
         return self
 
 
-class DiversifierConfig(_Config):
+class DiversifierConfig(_GridComponent):
     """A reranker (`recdiv.diversifiers.registry.make_reranker(name, **params)`) with a parameter grid.
 
     Every combination of the ``grid`` values (cartesian product) × every aspect space in ``aspects`` ×
     every recommender in ``recommenders`` (default: all) is one system.
     """
 
-    name: str = Field(min_length=1)
-    label: str | None = None
-    params: dict[str, Any] = Field(default_factory=dict)
-    grid: dict[str, list[Scalar]] = Field(default_factory=dict)
     aspects: list[str] = Field(default_factory=list)
     recommenders: list[str] | None = None
-
-    @property
-    def key(self) -> str:
-        return self.label or self.name
-
-    @field_validator("grid")
-    @classmethod
-    def _nonempty_grid(cls, v: dict[str, list]) -> dict[str, list]:
-        return _check_grid(v)
-
-    @model_validator(mode="after")
-    def _disjoint(self) -> DiversifierConfig:
-        both = set(self.params) & set(self.grid)
-        if both:
-            raise ValueError(f"`{sorted(both)[0]}` is both in params and in grid")
-        return self
-
-    def grid_points(self) -> list[dict[str, Any]]:
-        """The parameter settings of the grid (a single empty setting without a grid)."""
-        keys = list(self.grid)
-        return [dict(zip(keys, combo)) for combo in itertools.product(*(self.grid[k] for k in keys))]
 
 
 class CandidatesConfig(_Config):
