@@ -38,3 +38,14 @@ def test_readme_python_example(data_root, monkeypatch, capsys):
     assert res.runs == ("user-knn", "xQuAD")
     assert res.value("xQuAD", "alpha-nDCG@50") > res.value("user-knn", "alpha-nDCG@50")
     assert "nDCG@50" in capsys.readouterr().out
+
+
+def test_exports_keep_their_name_after_the_submodule_is_imported():
+    """`recdiv.eval.evaluate` is the function even when the module `recdiv.eval.evaluate` is imported first (a
+    fresh process, so that the import order is the one under test)."""
+    code = ("import recdiv.eval.evaluate, recdiv.eval, recdiv\n"
+            "from recdiv.eval import evaluate\n"
+            "from recdiv.eval.evaluate import Evaluation\n"
+            "print(callable(evaluate), recdiv.eval.evaluate is evaluate is recdiv.evaluate, Evaluation.__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO_ROOT)
+    assert out.stdout.split() == ["True", "True", "Evaluation"]
