@@ -335,13 +335,6 @@ class MetaConfig(_Config):
             raise ValueError("percentages must be in [0, 100)")
         return v
 
-    @field_validator("perturbation_families")
-    @classmethod
-    def _families(cls, v):
-        if len(set(v)) < len(v):
-            raise ValueError("a perturbation family is listed twice")
-        return v
-
 
 class ExperimentConfig(_Config):
     """A whole experiment (see docs/experiments.md for the TOML layout)."""
@@ -431,6 +424,8 @@ class ExperimentConfig(_Config):
         if self.meta and "perturbation" in self.meta.analyses and self.evaluation_aspects is None:
             raise ValueError("meta.analyses: `perturbation` builds its systems over the metrics' aspect space; "
                              "define one in [[aspects]]")
+        if self.meta and len(set(self.meta.perturbation_families)) < len(self.meta.perturbation_families):
+            raise ValueError("meta.perturbation_families: a family is listed twice")
         for i, m in enumerate((self.meta.measures or []) if self.meta else []):
             if m not in self.metrics.measures:
                 raise _ref_error(f"meta.measures[{i}]", m, "measure of metrics.measures", set(self.metrics.measures))
