@@ -261,3 +261,10 @@ def test_fast_sign_bits_equal_plain_integers(rows, n):
     rng_a, rng_b = np.random.default_rng(42), np.random.default_rng(42)
     for _ in range(2):  # the streams stay aligned across calls
         assert np.array_equal(_bits(rng_a, rows, n), rng_b.integers(0, 2, size=(rows, n)).astype(np.float64))
+
+
+def test_bootstrap_ties_do_not_depend_on_the_scale():
+    """d = (0, 0, 1): a resample (−1/3, 2/3, 2/3)·c has t* = t_obs exactly; rounding at c = 10 used to drop it."""
+    d = np.array([0.0, 0.0, 1.0])
+    p = {c: paired_test(d * c, None, "bootstrap", n_samples=400, seed=2).p_value for c in (1.0, 0.5, 10.0, 1e6)}
+    assert len(set(p.values())) == 1, p
