@@ -19,6 +19,10 @@ class Qrels:
 
     Unjudged items are absent. `relevant(threshold)` gives the binary relevance of METRICS.md §0
     (relevant ⇔ grade ≥ τ, default τ = 4 on 1–5 scales).
+
+    A grade below 0 is a TREC label meaning "pooled but unjudged" (trec_eval 10.0, `form_res_rels.c`: sampled
+    infAP pools, ClueWeb's −2 spam label): such an item is in the qrels but neither judged nor relevant, whatever
+    the threshold. `n_judged` counts grades ≥ 0, `n_labels` every line.
     """
 
     users: Vocab
@@ -48,23 +52,30 @@ class Qrels:
         )
 
     def relevant(self, threshold: float = 4) -> sp.csr_matrix:
-        """Boolean CSR of relevant (grade ≥ threshold) judgments."""
+        """Boolean CSR of relevant (grade ≥ threshold, and ≥ 0) judgments."""
         m = self.matrix.copy()
-        m.data = (m.data >= threshold).astype(np.float64)
+        m.data = (m.data >= max(threshold, 0.0)).astype(np.float64)
         m.eliminate_zeros()
         return m
 
     def n_relevant(self, threshold: float = 4) -> np.ndarray:
-        """|Rel_u| for every user of the vocabulary."""
+        """|Rel_u| (grade ≥ threshold; a negative label is never relevant) for every user of the vocabulary."""
         m = self.matrix
-        return _count_at_least(m.indptr, m.data.astype(np.float64, copy=False), float(threshold))
+        return _count_at_least(m.indptr, m.data.astype(np.float64, copy=False), max(float(threshold), 0.0))
 
     def n_judged(self) -> np.ndarray:
+        """|J_u|: judged test items (grade ≥ 0; negative labels are pooled but unjudged) of every user."""
+        m = self.matrix
+        return _count_at_least(m.indptr, m.data.astype(np.float64, copy=False), 0.0)
+
+    def n_labels(self) -> np.ndarray:
+        """Qrels lines of every user, negative labels included."""
         return np.diff(self.matrix.indptr)
 
     def population(self, threshold: float = 4, which: str = "relevant") -> np.ndarray:
-        """Dense indices of the evaluated users (METRICS.md §0.2): `relevant` (|Rel_u| ≥ 1) or `judged`."""
-        counts = self.n_relevant(threshold) if which == "relevant" else self.n_judged()
+        """Dense indices of the evaluated users (METRICS.md §0.2): `relevant` (|Rel_u| ≥ 1) or `judged` (≥ 1 line
+        in the qrels, negative labels included: trec_eval evaluates every topic of its qrels)."""
+        counts = self.n_relevant(threshold) if which == "relevant" else self.n_labels()
         return np.flatnonzero(counts > 0)
 
     def lookup(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:

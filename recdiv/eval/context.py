@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 class EvalContext:
     """Evaluation settings and side data (DESIGN.md: EvalContext).
 
-    threshold: relevance threshold τ (relevant ⇔ grade ≥ τ; default 4 on 1–5 ratings).
+    threshold: relevance threshold τ (relevant ⇔ grade ≥ τ; default 4 on 1–5 ratings). Grades below 0 are TREC's
+        "pooled but unjudged" labels: never judged, never relevant (a τ below 0 acts as 0).
     population: "relevant" (users with ≥ 1 relevant test item, default) or "judged" (trec_eval averaging).
     train: training interactions (popularity, profiles). aspects: the aspect space.
     similarity: item similarity for distance metrics (default: set cosine over `aspects`).
@@ -66,7 +67,8 @@ class RunView:
         self.rankings = rankings
         self.qrels = qrels
         self.context = context
-        self.threshold = context.threshold
+        # negative labels are pooled but unjudged (trec_eval): never relevant, so τ < 0 acts as τ = 0
+        self.threshold = 0.0 if context.threshold < 0 else context.threshold
         self.users = qrels.population(context.threshold, context.population)
 
     @cached_property
@@ -80,12 +82,18 @@ class RunView:
 
     @cached_property
     def grades(self) -> np.ndarray:
-        """(n, k) test grade of each ranked item; NaN if unjudged or padding."""
+        """(n, k) test grade of each ranked item; NaN if not in the qrels or padding (negative: pooled, unjudged)."""
         return self.qrels.lookup(self.users, self.items)
 
     @cached_property
     def judged(self) -> np.ndarray:
-        return ~np.isnan(self.grades)
+        """(n, k) bool: ranked item is judged (grade ≥ 0; NaN and negative labels compare False)."""
+        return self.grades >= 0.0
+
+    @cached_property
+    def pooled_unjudged(self) -> np.ndarray:
+        """(n, k) bool: ranked item has a negative label — in the pool but unjudged (trec_eval's infAP)."""
+        return self.grades < 0.0
 
     @cached_property
     def rel(self) -> np.ndarray:

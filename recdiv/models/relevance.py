@@ -10,7 +10,7 @@ threshold) comes from the evaluation context; the graded models use the “indif
 | ``binary`` | 1 if r ≥ τ else 0 (unjudged 0) |
 | ``graded`` | (2^g − 1) / 2^g_max (unjudged 0) — thesis eq. 4.13 |
 | ``graded_noneg`` | 2^g / 2^g_max (unjudged 2^−g_max) — the variant of the thesis experiments |
-| ``background0.1`` (also ``background(0.1)``) | 1 if r ≥ τ, 0 if judged and r < τ, b if unjudged |
+| ``background0.1`` (also ``background(0.1)``) | 1 if r ≥ τ, 0 if judged and 0 ≤ r < τ, b if unjudged or r < 0 |
 | ``unnormalised`` | 2^g − 1 (reproduces thesis Table 4 only) |
 
 Positions without an item (padding) always get 0.
@@ -108,7 +108,8 @@ class Unnormalised(Graded):
 
 
 class Background(RelevanceModel):
-    """p(rel) = 1 if r ≥ τ, 0 if judged with r < τ, b if unjudged (RankSys `BackgroundBinaryRelevanceModel`)."""
+    """p(rel) = 1 if r ≥ τ, 0 if judged with r < τ, b if unjudged (RankSys `BackgroundBinaryRelevanceModel`);
+    a negative label (TREC: pooled but unjudged) counts as unjudged."""
 
     def __init__(self, b: float, tau_g: float | None = None):
         super().__init__(tau_g)
@@ -119,7 +120,8 @@ class Background(RelevanceModel):
 
     def probability(self, grades, threshold, max_grade):
         grades = np.asarray(grades, dtype=np.float64)
-        return np.where(np.isnan(grades), self.b, (np.nan_to_num(grades) >= threshold).astype(np.float64))
+        unjudged = ~(grades >= 0.0)  # NaN (not in the qrels) and negative labels
+        return np.where(unjudged, self.b, (np.nan_to_num(grades) >= threshold).astype(np.float64))
 
 
 def _num(x: float) -> str:

@@ -3,6 +3,7 @@ order of the metric reference (docs/metrics.md) within each kind."""
 
 # isort: off
 from recdiv.eval.metrics import accuracy  # noqa: F401
+from recdiv.eval.metrics import sets  # noqa: F401
 from recdiv.eval.metrics import correlation  # noqa: F401
 from recdiv.eval.metrics import novelty  # noqa: F401
 from recdiv.eval.metrics import diversity  # noqa: F401

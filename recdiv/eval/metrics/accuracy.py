@@ -308,7 +308,8 @@ class Bpref(Measure):
     """bpref: how often relevant items are ranked above judged non-relevant ones (unjudged items skipped).
 
     bpref@K(u) = (1/R) Σ_{relevant i_k, k ≤ K} [1 if nr(k) = 0 else 1 − min(nr(k), R)/min(N, R)], R = |Rel_u|,
-    N = |NRel_u| (judged non-relevant test items), nr(k) = judged non-relevant items above k.
+    N = |NRel_u| (judged non-relevant test items: 0 ≤ grade < τ), nr(k) = judged non-relevant items above k;
+    negative labels (pooled but unjudged) are skipped like unjudged items.
     Buckley & Voorhees 2004; trec_eval `bpref`; Valcarce et al. 2018 eq. 6. METRICS.md §A.7.
     """
 
@@ -332,17 +333,17 @@ class InfAP(Measure):
     """Inferred average precision (Yilmaz & Aslam 2006).
 
     infAP@K(u) = (1/|Rel_u|) Σ_{relevant i_k, k ≤ K} E[P@k], with rel_a / nrel_a the judged relevant /
-    non-relevant items above k and ε = 1e−5:
+    non-relevant items above k, unj_a the pooled-but-unjudged items above k (negative labels) and ε = 1e−5:
     `trec_eval` (default): E[P@1] = 1;
-    E[P@k] = 1/k + ((k−1)/k)·((rel_a + nrel_a)/(k−1))·(rel_a + ε)/(rel_a + nrel_a + 2ε);
+    E[P@k] = 1/k + ((k−1)/k)·((rel_a + nrel_a + unj_a)/(k−1))·(rel_a + ε)/(rel_a + nrel_a + 2ε);
     `valcarce`: E[P@k] = 1/k + ((k−1)/k)·(rel_a + ε)/(rel_a + nrel_a + 2ε) (Valcarce et al. 2018 eq. 7–8).
     METRICS.md §A.8.
     """
 
     NAME = "infAP"
     PARAMS: ClassVar = {"variant": "trec_eval"}
-    FORMULA = ("(1/|Rel_u|) Σ_{rel i_k} E[P@k]; E[P@k] = 1/k + ((k−1)/k)·(pool/(k−1))·(rel+ε)/(rel+nrel+2ε) "
-               "(trec_eval; valcarce: no pool factor)")
+    FORMULA = ("(1/|Rel_u|) Σ_{rel i_k} E[P@k]; E[P@k] = 1/k + ((k−1)/k)·(pool/(k−1))·(rel+ε)/(rel+nrel+2ε), "
+               "pool = rel + nrel + pooled-unjudged above k (trec_eval; valcarce: no pool factor)")
     CITATION = "Yilmaz & Aslam 2006; trec_eval infAP; Valcarce et al. 2018 eq. 7–8"
     SECTION = "A.8"
 
@@ -357,8 +358,11 @@ class InfAP(Measure):
         nrel_a = _nonrel_above(view)[:, :w].astype(np.float64)
         frac = (rel_a + INFAP_EPSILON) / (rel_a + nrel_a + 2 * INFAP_EPSILON)
         if self.variant == "trec_eval":
-            pool = _safe_div(rel_a + nrel_a, k - 1.0)
-            e = 1.0 / k + ((k - 1.0) / k) * pool * frac
+            pool = rel_a + nrel_a
+            unj = view.pooled_unjudged[:, :w]
+            if unj.any():
+                pool = pool + (np.cumsum(unj, axis=1) - unj)
+            e = 1.0 / k + ((k - 1.0) / k) * _safe_div(pool, k - 1.0) * frac
             if w:
                 e[:, 0] = 1.0
         else:

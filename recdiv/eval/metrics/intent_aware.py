@@ -248,7 +248,7 @@ def _coverage(view, measure, k):
     n_target = relevant_aspects(view, judged=judged).sum(axis=1)
     space = aspect_space(view)
     items, grades = run_arrays(view, k)
-    ok = ~np.isnan(grades) if judged else np.nan_to_num(grades, nan=-np.inf) >= view.threshold
+    ok = grades >= 0.0 if judged else np.nan_to_num(grades, nan=-np.inf) >= view.threshold
     u, pos, _a, gstart = aspect_pairs(items, ok, aspect_index(space), space.n_aspects)
     first = gstart == np.arange(len(u))
     return pos[first], u[first], n_target

@@ -38,8 +38,9 @@ _IDEAL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def item_probabilities(grades: np.ndarray, alpha: float, beta: float, r_max: float, threshold: float,
                        nonrel_to_zero: bool) -> np.ndarray:
-    """P(a|u,i) for a ∈ A(i) (eq. 5–6): α for unjudged items, β·r/r_max for judged ones (NaN grade = unjudged)."""
-    judged = ~np.isnan(grades)
+    """P(a|u,i) for a ∈ A(i) (eq. 5–6): α for unjudged items, β·r/r_max for judged ones (NaN grade = unjudged; a
+    negative label is pooled but unjudged)."""
+    judged = grades >= 0.0
     r = np.nan_to_num(grades)
     if nonrel_to_zero:
         r = np.where(r >= threshold, r, 0.0)
