@@ -38,9 +38,11 @@ Conventions shared by all accuracy measures (METRICS.md §0):
 
 - relevant ⇔ test grade ≥ τ (`--rel-threshold`, `EvalContext.threshold`, default 4); unjudged items are
   non-relevant (bpref and infAP skip them by definition);
+- a negative grade is trec_eval's "pooled but unjudged" label (sampled pools, ClueWeb's −2): never judged,
+  never relevant; bpref skips it, infAP counts it in its pool factor, Judged does not count it;
 - denominators with |Rel_u| count all relevant test items, retrieved or not; a zero denominator gives 0;
-- the evaluated users are those with ≥ 1 relevant test item (`--population judged`: ≥ 1 judged item, as
-  trec_eval averages); a user without a list scores 0 (trec_eval `-c`); lists shorter than K are padded
+- the evaluated users are those with ≥ 1 relevant test item (`--population judged`: ≥ 1 qrels line, as
+  trec_eval `-c` averages); a user without a list scores 0 (trec_eval `-c`); lists shorter than K are padded
   with non-relevant items (P@K divides by K);
 - ties in run scores: item id in descending string order (trec_eval);
 - the system value is the mean of the per-user values, except for measures marked *system* (their own
