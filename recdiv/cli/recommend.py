@@ -57,7 +57,7 @@ def _load(args):
 
 def run_recommend(args: argparse.Namespace) -> int:
     from recdiv.algorithms.registry import RECOMMENDERS, make_recommender
-    from recdiv.data.textio import write_trec_run
+    from recdiv.data.textio import id_strings, write_trec_run
 
     params = dict(parse_param(t) for t in args.param)
     cls = RECOMMENDERS[args.algo]
@@ -67,6 +67,8 @@ def run_recommend(args: argparse.Namespace) -> int:
     if args.n < 1:
         raise ConfigError(f"-n must be at least 1, got {args.n}")
     dataset, split = _load(args)
+    id_strings(dataset.users.ids, args.output, "user id")  # fail before fitting: a TREC run cannot hold these ids
+    id_strings(dataset.items.ids, args.output, "item id")
     side = {}
     if getattr(cls, "needs_attributes", False):
         name = model.config.attribute
