@@ -2,7 +2,7 @@
 
     recdiv compare QRELS RUN... -m MEASURE [-m MEASURE ...] [--test t|wilcoxon|sign|permutation|bootstrap]
         [--correction none|bonferroni|holm|bh] [--baseline RUN] [--format table|markdown|latex|json]
-        [--rel-threshold 4] [--seed S] [--samples B] [--alpha 0.05] [--per-user]
+        [--rel-threshold 4] [--rating-scale MIN:MAX] [--seed S] [--samples B] [--alpha 0.05] [--per-user]
 
 Runs and qrels are read into one vocabulary (`recdiv.eval.io.load_inputs`). Without --baseline every pair of
 runs is tested; with it, each run against the baseline. JSON (one measure): {"measure", "test", "correction",
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -48,6 +49,8 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--alternative", choices=("two-sided", "greater", "less"), default="two-sided")
     p.add_argument("--train", default=None, help="training interactions TSV (novelty measures)")
     p.add_argument("--aspects", default=None, help="item-aspect TSV (diversity / intent-aware measures)")
+    p.add_argument("--rating-scale", metavar="MIN:MAX", default=None,
+                   help="rating scale of the qrels grades, e.g. 1:5 (r_max of ERR, ERR-IA, ab-nDCG, graded gains)")
     p.add_argument("--per-user", action="store_true", help="add per-user values (JSON only)")
     p.add_argument("-o", "--output", default=None, help="write the report to this file (atomically)")
     p.set_defaults(func=handler)
@@ -123,7 +126,7 @@ def _format_preferences(rep: dict, fmt: str) -> str:
 
 def handler(args: argparse.Namespace) -> int:
     from recdiv.eval.catalog import parse_measure
-    from recdiv.eval.io import load_inputs, run_names
+    from recdiv.eval.io import load_inputs, max_grade_note, run_names
     from recdiv.eval.metrics.preference import PairwiseMeasure
     from recdiv.eval.results import Results
 
@@ -134,7 +137,10 @@ def handler(args: argparse.Namespace) -> int:
         raise ConfigError("--alpha must be in (0, 1)")
     measures = [parse_measure(m) for m in args.measures]
     inputs = load_inputs(args.qrels, args.runs, train=args.train, aspects=args.aspects,
-                         threshold=args.rel_threshold, population=args.population)
+                         threshold=args.rel_threshold, population=args.population, scale=args.rating_scale)
+    note = max_grade_note(measures, inputs, args.qrels)
+    if note:
+        print(note, file=sys.stderr)
     names = run_names(args.runs)
     if len(names) < 2:
         raise ConfigError("recdiv compare needs at least two runs")

@@ -2,7 +2,7 @@
 
     recdiv eval QRELS RUN [RUN ...] -m MEASURE [MEASURE ...] [--rel-threshold 4] [--population relevant|judged]
                 [--per-user] [--format table|json|csv] [--train TRAIN.tsv] [--aspects ASPECTS.tsv]
-                [--previous PREV.run]
+                [--previous PREV.run] [--rating-scale MIN:MAX]
     recdiv eval --list
 """
 
@@ -37,13 +37,16 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
     p.add_argument("--train", metavar="TSV", help="training interactions (user item value [timestamp])")
     p.add_argument("--aspects", metavar="TSV", help="item aspects (item aspect [weight])")
     p.add_argument("--previous", metavar="RUN", help="previous recommendations (TREC run), for ESSD-style measures")
+    p.add_argument("--rating-scale", metavar="MIN:MAX", default=None,
+                   help="rating scale of the qrels grades, e.g. 1:5: MAX is r_max of ERR, ERR-IA, ab-nDCG and graded "
+                        "gains (default: the largest test grade); a grade outside it is an error")
     p.add_argument("--list", action="store_true", help="list every measure with formula and citation, then exit")
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
     from recdiv.eval.catalog import parse_measures
-    from recdiv.eval.io import load_inputs, summarize
+    from recdiv.eval.io import load_inputs, max_grade_note, summarize
 
     if args.list:
         sys.stdout.write(list_text())
@@ -52,7 +55,10 @@ def main(args: argparse.Namespace) -> int:
         raise ConfigError("recdiv eval needs a qrels file and at least one run file (or --list)")
     measures = parse_measures(args.measures or DEFAULT_MEASURES)  # unknown names fail before any file is read
     inputs = load_inputs(args.qrels, args.runs, train=args.train, aspects=args.aspects, previous=args.previous,
-                         threshold=args.rel_threshold, population=args.population)
+                         threshold=args.rel_threshold, population=args.population, scale=args.rating_scale)
+    note = max_grade_note(measures, inputs, args.qrels)
+    if note:
+        print(note, file=sys.stderr)
     for m in measures:
         for need in m.NEEDS:
             if getattr(inputs.context, need, None) is None:

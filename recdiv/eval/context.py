@@ -27,7 +27,9 @@ class EvalContext:
     population: "relevant" (users with ≥ 1 relevant test item, default) or "judged" (trec_eval averaging).
     train: training interactions (popularity, profiles). aspects: the aspect space.
     similarity: item similarity for distance metrics (default: set cosine over `aspects`).
-    previous: the previous recommendation lists (ESSD). scale: rating scale (min, max) if known.
+    previous: the previous recommendation lists (ESSD). scale: the rating scale (min, max) — its max is r_max of
+    the measures that need it (ERR, ERR-IA, αβ-nDCG, graded gains); without it the qrels' own scale (datasets) or,
+    failing that, the largest test grade (`max_grade_source` says which).
     """
 
     threshold: float = 4.0
@@ -116,11 +118,18 @@ class RunView:
     @cached_property
     def max_grade(self) -> float:
         """Maximum grade of the scale (context.scale) or, if unknown, the maximum test grade."""
-        if self.context.scale is not None:
-            return float(self.context.scale[1])
-        if self.qrels.scale is not None:
-            return float(self.qrels.scale[1])
-        return float(self.qrels.matrix.data.max()) if self.qrels.matrix.nnz else 1.0
+        return max_grade(self.context, self.qrels)[0]
+
+
+def max_grade(context: EvalContext, qrels: Qrels) -> tuple[float, str]:
+    """(r_max, where it comes from): the declared scale, the qrels' scale (a dataset's), or the largest test grade."""
+    if context.scale is not None:
+        return float(context.scale[1]), "the declared rating scale"
+    if qrels.scale is not None:
+        return float(qrels.scale[1]), "the dataset's rating scale"
+    if qrels.matrix.nnz:
+        return float(qrels.matrix.data.max()), "the largest grade in the qrels"
+    return 1.0, "no grade in the qrels (default 1)"
 
     def judged_grades_sorted(self, k: int | None = None) -> np.ndarray:
         """(n, k) grades of each user's judged test items sorted descending, 0-padded (ideal lists)."""

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from recdiv.aspects.space import AspectSpace
@@ -48,6 +49,45 @@ def _rankings(frame: pd.DataFrame, users: Vocab, items: Vocab, path) -> Rankings
         raise DataError(str(e), path) from None
 
 
+def parse_rating_scale(scale: str | Sequence[float] | None, what: str = "--rating-scale") -> tuple[float, float] | None:
+    """(min, max) from ``"MIN:MAX"`` or a pair; 0 ≤ MIN < MAX (negative qrels labels mean pooled but unjudged)."""
+    if scale is None:
+        return None
+    try:
+        lo, hi = (float(x) for x in (scale.split(":") if isinstance(scale, str) else scale))
+    except (ValueError, TypeError):
+        raise ConfigError(f"{what}: expected MIN:MAX (e.g. 1:5), got {scale!r}") from None
+    if not (np.isfinite(lo) and np.isfinite(hi) and 0 <= lo < hi):
+        raise ConfigError(f"{what}: expected finite 0 <= MIN < MAX, got {scale!r} (grades below 0 are "
+                          "trec_eval's pooled-but-unjudged labels, not ratings: shift the ratings)")
+    return lo, hi
+
+
+def check_scale(frame: pd.DataFrame, column: str, scale: tuple[float, float] | None) -> None:
+    """DataError (file:line) for the first judged grade (≥ 0) outside the declared scale; negative labels pass."""
+    if scale is None:
+        return
+    g = frame[column].to_numpy(np.float64)
+    bad = (g >= 0) & ((g < scale[0]) | (g > scale[1]))
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        lines = frame.attrs.get("lineno")
+        raise DataError(f"grade {g[j]:g} is outside the rating scale {scale[0]:g}:{scale[1]:g} (--rating-scale)",
+                        frame.attrs.get("path"), None if lines is None else int(lines[j]))
+
+
+def max_grade_note(measures: Iterable[Measure], inputs: EvalInputs, qrels_path: str | Path) -> str | None:
+    """One line saying where r_max comes from, for measures that use it when no scale was declared; else None."""
+    from recdiv.eval.context import max_grade
+
+    users = [str(m) for m in measures if m.uses_max_grade()]
+    if not users or inputs.context.scale is not None:
+        return None
+    value, source = max_grade(inputs.context, inputs.qrels)
+    return (f"recdiv: note: {', '.join(users)} use the maximum grade r_max = {value:g}, {source} ({qrels_path}); "
+            "declare the rating scale with --rating-scale MIN:MAX (gdeval fixes 4)")
+
+
 def load_inputs(
     qrels_path: str | Path,
     run_paths: Sequence[str | Path],
@@ -57,17 +97,22 @@ def load_inputs(
     previous: str | Path | None = None,
     threshold: float = 4.0,
     population: str = "relevant",
+    scale: str | Sequence[float] | None = None,
 ) -> EvalInputs:
     """Read a TREC qrels file, TREC run files and the optional context files into one vocabulary.
 
     Runs are ordered by score descending, ties by item id in descending string order (METRICS.md §0.5,
     trec_eval's rule); the rank column is ignored. `train` is an interactions TSV (user item value [ts]),
     `aspects` an item-aspect TSV (item aspect [weight]), `previous` a TREC run (the previous recommendations
-    for ESSD-style measures). Malformed lines raise DataError naming file and line.
+    for ESSD-style measures). `scale` (``"MIN:MAX"`` or a pair) declares the rating scale: its maximum is the
+    r_max of ERR, ERR-IA, αβ-nDCG and graded gains (default: the largest test grade), and a judged grade
+    outside it is an error. Malformed lines raise DataError naming file and line.
     """
     if population not in ("relevant", "judged"):
         raise ConfigError(f"population must be relevant or judged, got {population!r}")
+    scale = parse_rating_scale(scale)
     qf = read_trec_qrels(qrels_path)
+    check_scale(qf, "grade", scale)
     rfs = [read_trec_run(p) for p in run_paths]
     tf = read_interactions_tsv(train) if train is not None else None
     af = read_item_aspects_tsv(aspects) if aspects is not None else None
@@ -84,7 +129,7 @@ def load_inputs(
     items = Vocab.from_values(*item_cols)
     qrels = Qrels.from_frame(qf, users, items)
     runs = {name: _rankings(f, users, items, p) for name, f, p in zip(run_names(run_paths), rfs, run_paths)}
-    context = EvalContext(threshold=threshold, population=population)  # type: ignore[arg-type]
+    context = EvalContext(threshold=threshold, population=population, scale=scale)  # type: ignore[arg-type]
     if tf is not None:
         context.train = Interactions.from_frame(tf, users=users, items=items)
     if af is not None:

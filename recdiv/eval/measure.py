@@ -116,6 +116,11 @@ class Measure:
     def compute(self, view) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def uses_max_grade(self) -> bool:
+        """Whether the values depend on the maximum grade r_max of the rating scale (`EvalContext.scale`, or the
+        largest test grade when no scale is declared): graded gains normalised by r_max, ERR's 2^{g_max}."""
+        return False
+
     def aggregate(self, values: np.ndarray) -> float:
         """System value from per-user values (the mean over the evaluated users)."""
         return float(np.mean(values)) if len(values) else 0.0

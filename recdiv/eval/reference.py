@@ -45,6 +45,10 @@ Conventions shared by all accuracy measures (METRICS.md §0):
   trec_eval `-c` averages); a user without a list scores 0 (trec_eval `-c`); lists shorter than K are padded
   with non-relevant items (P@K divides by K);
 - ties in run scores: item id in descending string order (trec_eval);
+- r_max, the maximum grade (ERR, ERR-IA, αβ-nDCG, graded gains and relevance models) is the maximum of the
+  declared rating scale (`--rating-scale MIN:MAX`, `EvalContext(scale=(MIN, MAX))`, a dataset's own scale);
+  without one it is the largest test grade, and `recdiv eval` says so on stderr (gdeval fixes 4: use
+  `--rating-scale 0:4` to match it); a judged grade outside a declared scale is an error naming file and line;
 - the system value is the mean of the per-user values, except for measures marked *system* (their own
   aggregate) and rank-effectiveness measures, whose undefined users (NaN) are skipped.
 

@@ -40,6 +40,8 @@ class RelevanceModel:
     """Base: `probability(grades, threshold, max_grade)` maps grades (NaN = unjudged) to p(rel)."""
 
     spec: str = ""
+    #: p(rel) depends on the maximum grade of the scale
+    uses_max_grade: bool = False
 
     def __init__(self, tau_g: float | None = None):
         self.tau_g = None if tau_g is None else float(tau_g)
@@ -85,6 +87,7 @@ class Graded(RelevanceModel):
     spec = "graded"
     minus_one = True
     normalise = True
+    uses_max_grade = True
 
     def probability(self, grades, threshold, max_grade):
         tau_g = self.indifference(threshold)
@@ -105,6 +108,7 @@ class Unnormalised(Graded):
 
     spec = "unnormalised"
     normalise = False
+    uses_max_grade = False
 
 
 class Background(RelevanceModel):

@@ -390,6 +390,9 @@ class RBP(Measure):
         if self.gain not in ("binary", "graded"):
             raise ConfigError(f"RBP: gain must be binary or graded, got {self.gain!r}")
 
+    def uses_max_grade(self) -> bool:
+        return self.gain == "graded"
+
     def compute(self, view):
         w = _width(view, self.cutoff)
         if self.gain == "binary":
@@ -403,7 +406,8 @@ class RBP(Measure):
 class ERR(Measure):
     """Expected reciprocal rank (Chapelle et al. 2009), cascade model, RankSys recsys instantiation.
 
-    R(i) = (2^{g(i)} − 1) / 2^{g_max}, g(i) = r(u,i) if ≥ τ else 0, g_max = maximum test grade;
+    R(i) = (2^{g(i)} − 1) / 2^{g_max}, g(i) = r(u,i) if ≥ τ else 0, g_max = r_max (the declared rating scale's
+    maximum, `--rating-scale`; without one the largest test grade — gdeval fixes 4);
     ERR@K(u) = Σ_{k ≤ K} (1/k) R(i_k) Π_{l<k} (1 − R(i_l)). Unnormalised. METRICS.md §A.10.
     """
 
@@ -411,6 +415,9 @@ class ERR(Measure):
     FORMULA = "Σ_{k≤K} (1/k)·R(i_k)·Π_{l<k}(1 − R(i_l)); R = (2^g − 1)/2^{g_max}, g = 0 below τ"
     CITATION = "Chapelle, Metzler, Zhang & Grinspan 2009; RankSys ERRIA.ERRRelevanceModel"
     SECTION = "A.10"
+
+    def uses_max_grade(self) -> bool:
+        return True
 
     def compute(self, view):
         w = _width(view, self.cutoff)

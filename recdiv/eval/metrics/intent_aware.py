@@ -58,6 +58,9 @@ class AlphaNDCG(_AspectMeasure):
         if not 0 <= self.alpha <= 1:
             raise ConfigError(f"{self.NAME}: alpha must be in [0, 1]")
 
+    def uses_max_grade(self) -> bool:
+        return self.gain == "graded"
+
     def compute(self, view):
         k = cutoff_of(self, view)
         graded = self.gain == "graded"
@@ -85,6 +88,9 @@ class AlphaDCG(_AspectMeasure):
     def validate(self):
         self._check_choice("gain", ("binary", "graded"))
         self._check_choice("norm", ("none", "ndeval"))
+
+    def uses_max_grade(self) -> bool:
+        return self.gain == "graded"
 
     def compute(self, view):
         k = cutoff_of(self, view)
@@ -128,6 +134,9 @@ class ERRIA(_AspectMeasure):
     def validate(self):
         self._check_choice("weights", WEIGHTS)
         self._check_choice("variant", ("ranksys", "ndeval"))
+
+    def uses_max_grade(self) -> bool:
+        return self.variant == "ranksys"
 
     def compute(self, view):
         k = cutoff_of(self, view)

@@ -94,6 +94,9 @@ class AlphaBetaNDCG(Measure):
         if not (0 <= self.alpha <= 1 and 0 <= self.beta <= 1):
             raise ConfigError(f"{self.NAME}: alpha and beta must be in [0, 1]")
 
+    def uses_max_grade(self) -> bool:
+        return True
+
     def _probs(self, view, items, grades):
         p = item_probabilities(grades, self.alpha, self.beta, view.max_grade, view.threshold, self.nonrel_to_zero)
         return np.where(items >= 0, p, 0.0)
