@@ -1,6 +1,7 @@
 """`recdiv compare`: paired significance tests between TREC runs on one or more measures.
 
     recdiv compare QRELS RUN... -m MEASURE [-m MEASURE ...] [--test t|wilcoxon|sign|permutation|bootstrap]
+    recdiv compare --subtopics SUBTOPIC_QRELS RUN RUN... -m alpha-nDCG@20 ...
         [--correction none|bonferroni|holm|bh] [--baseline RUN] [--format table|markdown|latex|json]
         [--rel-threshold 4] [--rating-scale MIN:MAX] [--seed S] [--samples B] [--alpha 0.05] [--per-user]
 
@@ -31,8 +32,11 @@ from recdiv.eval.stats.significance import TESTS, canonical_test, sign_test
 def configure_compare(p: argparse.ArgumentParser) -> None:
     p.description = ("Paired significance tests between TREC runs (METRICS.md §F): means, p-values, corrected "
                      "p-values and effect sizes (Cohen's d_z).")
-    p.add_argument("qrels", help="TREC qrels file (user 0 item grade)")
+    p.add_argument("qrels", help="TREC qrels file (user 0 item grade); with --subtopics the first run")
     p.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files (user Q0 item rank score tag)")
+    p.add_argument("--subtopics", metavar="FILE", default=None,
+                   help="TREC subtopic qrels (topic subtopic doc judgment, ndeval's format) instead of QRELS: every "
+                        "positional argument is then a run (default --rel-threshold 1)")
     p.add_argument("-m", "--measure", action="append", required=True, dest="measures",
                    help="measure, e.g. nDCG@10 or lexirecall (repeatable)")
     p.add_argument("--test", choices=TESTS, default=None,
@@ -40,7 +44,8 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--correction", choices=CORRECTIONS, default="holm", help="multiple-comparison correction")
     p.add_argument("--baseline", default=None, help="compare every run against this run (file or name)")
     p.add_argument("--format", choices=("table", "markdown", "latex", "json"), default="table")
-    p.add_argument("--rel-threshold", type=float, default=4.0, help="relevance threshold τ (default 4)")
+    p.add_argument("--rel-threshold", type=float, default=None,
+                   help="relevance threshold τ (default 4; 1 with --subtopics)")
     p.add_argument("--population", choices=("relevant", "judged"), default="relevant")
     p.add_argument("--seed", type=int, default=0, help="seed of the randomisation/bootstrap tests")
     p.add_argument("--samples", type=int, default=None,
@@ -136,9 +141,11 @@ def handler(args: argparse.Namespace) -> int:
     if not 0 < args.alpha < 1:
         raise ConfigError("--alpha must be in (0, 1)")
     measures = [parse_measure(m) for m in args.measures]
-    inputs = load_inputs(args.qrels, args.runs, train=args.train, aspects=args.aspects,
+    if args.subtopics:  # every positional argument is a run
+        args.qrels, args.runs = None, [args.qrels, *args.runs]
+    inputs = load_inputs(args.qrels, args.runs, subtopics=args.subtopics, train=args.train, aspects=args.aspects,
                          threshold=args.rel_threshold, population=args.population, scale=args.rating_scale)
-    note = max_grade_note(measures, inputs, args.qrels)
+    note = max_grade_note(measures, inputs, args.subtopics or args.qrels)
     if note:
         print(note, file=sys.stderr)
     names = run_names(args.runs)

@@ -1,6 +1,7 @@
 """`recdiv eval`: evaluate TREC run files against a qrels file (trec_eval semantics for accuracy measures).
 
     recdiv eval QRELS RUN [RUN ...] -m MEASURE [MEASURE ...] [--rel-threshold 4] [--population relevant|judged]
+    recdiv eval --subtopics SUBTOPIC_QRELS RUN [RUN ...] -m alpha-nDCG@20 ...
                 [--per-user] [--format table|json|csv] [--train TRAIN.tsv] [--aspects ASPECTS.tsv]
                 [--previous PREV.run] [--rating-scale MIN:MAX]
     recdiv eval --list
@@ -24,12 +25,16 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
     p.description = ("Evaluate TREC run files (user Q0 item rank score tag) against TREC qrels (user 0 item grade). "
                      "Rankings follow the scores (ties: item id in descending string order, like trec_eval); users "
                      "of the evaluated population missing from a run score 0.")
-    p.add_argument("qrels", nargs="?", help="TREC qrels file: user 0 item grade")
+    p.add_argument("qrels", nargs="?", help="TREC qrels file: user 0 item grade (none with --subtopics)")
     p.add_argument("runs", nargs="*", metavar="run", help="TREC run files: user Q0 item rank score tag")
+    p.add_argument("--subtopics", metavar="FILE", default=None,
+                   help="TREC subtopic qrels (topic subtopic doc judgment, ndeval's format) instead of QRELS: "
+                        "every positional argument is then a run; per-topic subtopics are the aspects of the "
+                        "intent-aware and unified measures (default --rel-threshold 1)")
     p.add_argument("-m", "--measure", dest="measures", action="extend", nargs="+", metavar="MEASURE",
                    help=f"measure, e.g. nDCG@10 or 'nDCG(gain=exp)@10' (default: {' '.join(DEFAULT_MEASURES)})")
-    p.add_argument("--rel-threshold", type=float, default=4.0, metavar="TAU",
-                   help="relevant <=> grade >= TAU (default 4)")
+    p.add_argument("--rel-threshold", type=float, default=None, metavar="TAU",
+                   help="relevant <=> grade >= TAU (default 4; 1 with --subtopics)")
     p.add_argument("--population", choices=["relevant", "judged"], default="relevant",
                    help="users averaged over: with >= 1 relevant test item (default) or >= 1 judged item (trec_eval)")
     p.add_argument("--per-user", action="store_true", help="also print per-user values")
@@ -51,12 +56,14 @@ def main(args: argparse.Namespace) -> int:
     if args.list:
         sys.stdout.write(list_text())
         return 0
-    if not args.qrels or not args.runs:
-        raise ConfigError("recdiv eval needs a qrels file and at least one run file (or --list)")
+    qrels, runs = (None, [args.qrels, *args.runs] if args.qrels else []) if args.subtopics else (args.qrels, args.runs)
+    if not runs:
+        raise ConfigError("recdiv eval needs a qrels file (or --subtopics FILE) and at least one run file (or --list)")
     measures = parse_measures(args.measures or DEFAULT_MEASURES)  # unknown names fail before any file is read
-    inputs = load_inputs(args.qrels, args.runs, train=args.train, aspects=args.aspects, previous=args.previous,
-                         threshold=args.rel_threshold, population=args.population, scale=args.rating_scale)
-    note = max_grade_note(measures, inputs, args.qrels)
+    inputs = load_inputs(qrels, runs, subtopics=args.subtopics, train=args.train, aspects=args.aspects,
+                         previous=args.previous, threshold=args.rel_threshold, population=args.population,
+                         scale=args.rating_scale)
+    note = max_grade_note(measures, inputs, args.subtopics or args.qrels)
     if note:
         print(note, file=sys.stderr)
     for m in measures:

@@ -120,17 +120,6 @@ class RunView:
         """Maximum grade of the scale (context.scale) or, if unknown, the maximum test grade."""
         return max_grade(self.context, self.qrels)[0]
 
-
-def max_grade(context: EvalContext, qrels: Qrels) -> tuple[float, str]:
-    """(r_max, where it comes from): the declared scale, the qrels' scale (a dataset's), or the largest test grade."""
-    if context.scale is not None:
-        return float(context.scale[1]), "the declared rating scale"
-    if qrels.scale is not None:
-        return float(qrels.scale[1]), "the dataset's rating scale"
-    if qrels.matrix.nnz:
-        return float(qrels.matrix.data.max()), "the largest grade in the qrels"
-    return 1.0, "no grade in the qrels (default 1)"
-
     def judged_grades_sorted(self, k: int | None = None) -> np.ndarray:
         """(n, k) grades of each user's judged test items sorted descending, 0-padded (ideal lists)."""
         m = self.qrels.matrix[self.users]
@@ -152,3 +141,14 @@ def max_grade(context: EvalContext, qrels: Qrels) -> tuple[float, str]:
             return array[:, :k]
         pad = np.full((array.shape[0], k - array.shape[1]), fill, dtype=array.dtype)
         return np.concatenate([array, pad], axis=1)
+
+
+def max_grade(context: EvalContext, qrels: Qrels) -> tuple[float, str]:
+    """(r_max, where it comes from): the declared scale, the qrels' scale (a dataset's), or the largest test grade."""
+    if context.scale is not None:
+        return float(context.scale[1]), "the declared rating scale"
+    if qrels.scale is not None:
+        return float(qrels.scale[1]), "the dataset's rating scale"
+    if qrels.matrix.nnz:
+        return float(qrels.matrix.data.max()), "the largest grade in the qrels"
+    return 1.0, "no grade in the qrels (default 1)"

@@ -89,13 +89,14 @@ def max_grade_note(measures: Iterable[Measure], inputs: EvalInputs, qrels_path: 
 
 
 def load_inputs(
-    qrels_path: str | Path,
+    qrels_path: str | Path | None,
     run_paths: Sequence[str | Path],
     *,
+    subtopics: str | Path | None = None,
     train: str | Path | None = None,
     aspects: str | Path | None = None,
     previous: str | Path | None = None,
-    threshold: float = 4.0,
+    threshold: float | None = None,
     population: str = "relevant",
     scale: str | Sequence[float] | None = None,
 ) -> EvalInputs:
@@ -104,13 +105,31 @@ def load_inputs(
     Runs are ordered by score descending, ties by item id in descending string order (METRICS.md §0.5,
     trec_eval's rule); the rank column is ignored. `train` is an interactions TSV (user item value [ts]),
     `aspects` an item-aspect TSV (item aspect [weight]), `previous` a TREC run (the previous recommendations
-    for ESSD-style measures). `scale` (``"MIN:MAX"`` or a pair) declares the rating scale: its maximum is the
+    for ESSD-style measures). `threshold` τ: relevant ⇔ grade ≥ τ (default 4, and 1 with `subtopics`: TREC
+    judgments). `scale` (``"MIN:MAX"`` or a pair) declares the rating scale: its maximum is the
     r_max of ERR, ERR-IA, αβ-nDCG and graded gains (default: the largest test grade), and a judged grade
     outside it is an error. Malformed lines raise DataError naming file and line.
+
+    `subtopics` (instead of `qrels_path`, which is then None): TREC subtopic qrels (topic subtopic doc judgment,
+    ndeval's format); the topic-level qrels and the aspects become per-topic virtual items
+    (`recdiv.eval.subtopics`), for the intent-aware and unified measures; `train`, `aspects` and `previous`
+    cannot be combined with it.
     """
     if population not in ("relevant", "judged"):
         raise ConfigError(f"population must be relevant or judged, got {population!r}")
     scale = parse_rating_scale(scale)
+    if threshold is None:
+        threshold = 1.0 if subtopics is not None else 4.0
+    if subtopics is not None:
+        if qrels_path is not None:
+            raise ConfigError("give either a qrels file or --subtopics FILE, not both")
+        for name, value in (("--train", train), ("--aspects", aspects), ("--previous", previous)):
+            if value is not None:
+                raise ConfigError(f"{name} cannot be combined with --subtopics (its items are per-topic subtopic "
+                                  "judgments, which replace the aspects)")
+        return _load_subtopic_inputs(subtopics, run_paths, threshold, population, scale)
+    if qrels_path is None:
+        raise ConfigError("a qrels file (or --subtopics FILE) is needed")
     qf = read_trec_qrels(qrels_path)
     check_scale(qf, "grade", scale)
     rfs = [read_trec_run(p) for p in run_paths]
@@ -138,6 +157,20 @@ def load_inputs(
     if pf is not None:
         context.previous = _rankings(pf, users, items, previous)
     return EvalInputs(qrels, runs, context)
+
+
+def _load_subtopic_inputs(path, run_paths, threshold, population, scale) -> EvalInputs:
+    from recdiv.eval.subtopics import read_subtopic_qrels, run_frame, subtopic_qrels, subtopic_space, virtual_ids
+
+    sf = read_subtopic_qrels(path)
+    check_scale(sf, "judgment", scale)
+    rfs = [run_frame(read_trec_run(p)) for p in run_paths]
+    users = Vocab.from_values(sf["topic"], *(f["user"] for f in rfs))
+    items = Vocab.from_values(virtual_ids(sf["topic"], sf["doc"]), *(f["item"] for f in rfs))
+    runs = {name: _rankings(f, users, items, p) for name, f, p in zip(run_names(run_paths), rfs, run_paths)}
+    context = EvalContext(threshold=threshold, population=population, scale=scale)  # type: ignore[arg-type]
+    context.aspects = subtopic_space(sf, items, threshold)
+    return EvalInputs(subtopic_qrels(sf, users, items), runs, context)
 
 
 # summaries -------------------------------------------------------------------------------------------

@@ -251,6 +251,40 @@ class PIA(_AspectMeasure):
         return np.bincount(u, weights=w[u, a], minlength=len(items)) / k
 
 
+@register
+class MAPIA(_AspectMeasure):
+    """Intent-aware average precision: MAP-IA@K = Σ_a w_a AP@K(u|a), AP(u|a) counting as relevant only the items of
+    Rel_u having a: AP@K(u|a) = (1/|Rel_{u,a}|) Σ_{k≤K, i_k∈Rel_u, a∈A(i_k)} |{l ≤ k : i_l ∈ Rel_u, a ∈ A(i_l)}|/k.
+
+    weights=uniform (default): 1/|A_u^rel| over A_u^rel — exactly ndeval's MAP-IA (binary relevance; ndeval has no
+    cutoff: MAP-IA without @K is the whole list). Agrawal et al., WSDM 2009; ndeval `computeMAP`. METRICS.md §C
+    (Example C: 0.388889).
+    """
+
+    NAME = "MAP-IA"
+    PARAMS: ClassVar[dict] = {"weights": "uniform"}
+    FORMULA = "Σ_a w_a (1/|Rel_{u,a}|) Σ_{k≤K: i_k ∈ Rel_{u,a}} |R^k ∩ Rel_{u,a}| / k"
+    CITATION = "Agrawal et al., WSDM 2009; ndeval MAP-IA"
+    SECTION = "C.5"
+
+    def validate(self):
+        self._check_choice("weights", WEIGHTS)
+
+    def compute(self, view):
+        k = cutoff_of(self, view)
+        w = intent_weights(view, self.weights, str(self))
+        space = aspect_space(view)
+        items, grades = run_arrays(view, k)
+        rel = np.nan_to_num(grades, nan=-np.inf) >= view.threshold
+        u, pos, a, gstart = aspect_pairs(items, rel, aspect_index(space), space.n_aspects)
+        hits = np.arange(len(u)) - gstart + 1.0  # relevant items with a up to this one
+        prec = np.zeros(w.shape)
+        np.add.at(prec, (u, a), hits / (pos + 1.0))
+        n_rel_a = np.asarray((view.qrels.relevant(view.threshold)[view.users] @ space.indicator).todense())
+        ap = np.divide(prec, n_rel_a, out=np.zeros_like(prec), where=n_rel_a > 0)
+        return (w * ap).sum(axis=1)
+
+
 def _coverage(view, measure, k):
     """(first covering position (0-based) of each covered (user, aspect), its user, and |target aspects| per user)."""
     judged = measure.rel == "judged"
