@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 import numpy as np
 
@@ -59,17 +58,6 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--per-user", action="store_true", help="add per-user values (JSON only)")
     p.add_argument("-o", "--output", default=None, help="write the report to this file (atomically)")
     p.set_defaults(func=handler)
-
-
-def _baseline_name(baseline: str | None, paths: list[str], names: list[str]) -> str | None:
-    if baseline is None:
-        return None
-    if baseline in names:
-        return baseline
-    for path, name in zip(paths, names):
-        if baseline == path or Path(baseline).resolve() == Path(path).resolve():
-            return name
-    raise ConfigError(f"--baseline {baseline!r} is not one of the runs: {', '.join(names)}")
 
 
 def _preference_report(measure, runs, names, baseline, inputs, args, correction) -> dict:
@@ -131,7 +119,7 @@ def _format_preferences(rep: dict, fmt: str) -> str:
 
 def handler(args: argparse.Namespace) -> int:
     from recdiv.eval.catalog import parse_measure
-    from recdiv.eval.io import load_inputs, max_grade_note, run_names
+    from recdiv.eval.io import baseline_name, load_inputs, max_grade_note, run_names
     from recdiv.eval.metrics.preference import PairwiseMeasure
     from recdiv.eval.results import Results
 
@@ -151,7 +139,7 @@ def handler(args: argparse.Namespace) -> int:
     names = run_names(args.runs)
     if len(names) < 2:
         raise ConfigError("recdiv compare needs at least two runs")
-    baseline = _baseline_name(args.baseline, list(args.runs), names)
+    baseline = baseline_name(args.baseline, list(args.runs), names)
     runs = inputs.runs
     pref = [m for m in measures if isinstance(m, PairwiseMeasure)]
     plain = [m for m in measures if not isinstance(m, PairwiseMeasure)]

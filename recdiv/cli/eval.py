@@ -2,6 +2,8 @@
 
     recdiv eval QRELS RUN [RUN ...] -m MEASURE [MEASURE ...] [--rel-threshold 4] [--population relevant|judged]
     recdiv eval --subtopics SUBTOPIC_QRELS RUN [RUN ...] -m alpha-nDCG@20 ...
+    recdiv eval QRELS --predictions PREDICTIONS.tsv -m RMSE MAE
+    recdiv eval QRELS RUN [RUN ...] BASE.run -m lexirecall@20 --baseline BASE
                 [--per-user] [--format table|json|csv] [--train TRAIN.tsv] [--aspects ASPECTS.tsv]
                 [--previous PREV.run] [--rating-scale MIN:MAX]
     recdiv eval --list
@@ -35,8 +37,15 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
                    help=f"measure, e.g. nDCG@10 or 'nDCG(gain=exp)@10' (default: {' '.join(DEFAULT_MEASURES)})")
     p.add_argument("--rel-threshold", type=float, default=None, metavar="TAU",
                    help="relevant <=> grade >= TAU (default 4; 1 with --subtopics)")
-    p.add_argument("--population", choices=["relevant", "judged"], default="relevant",
-                   help="users averaged over: with >= 1 relevant test item (default) or >= 1 judged item (trec_eval)")
+    p.add_argument("--population", choices=["relevant", "judged"], default=None,
+                   help="users averaged over: with >= 1 relevant test item (default) or >= 1 judged item (trec_eval; "
+                        "the default when only --predictions are evaluated)")
+    p.add_argument("--predictions", metavar="FILE", action="append", default=[],
+                   help="rating predictions (user item prediction), evaluated like a run whose scores are the "
+                        "predictions: RMSE, MAE, Spearman, ... (repeatable)")
+    p.add_argument("--baseline", metavar="RUN", default=None,
+                   help="the run (name or file) that pairwise measures (lexirecall, lexiprecision) compare every run "
+                        "with: per-user preferences +1/0/-1, run value their mean")
     p.add_argument("--per-user", action="store_true", help="also print per-user values")
     p.add_argument("--format", choices=["table", "json", "csv"], default="table")
     p.add_argument("--train", metavar="TSV", help="training interactions (user item value [timestamp])")
@@ -51,26 +60,33 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from recdiv.eval.catalog import parse_measures
-    from recdiv.eval.io import load_inputs, max_grade_note, summarize
+    from recdiv.eval.io import baseline_name, load_inputs, max_grade_note, summarize, unpredicted_note
 
     if args.list:
         sys.stdout.write(list_text())
         return 0
     qrels, runs = (None, [args.qrels, *args.runs] if args.qrels else []) if args.subtopics else (args.qrels, args.runs)
-    if not runs:
-        raise ConfigError("recdiv eval needs a qrels file (or --subtopics FILE) and at least one run file (or --list)")
+    if not runs and not args.predictions:
+        raise ConfigError("recdiv eval needs a qrels file (or --subtopics FILE) and at least one run file or "
+                          "--predictions FILE (or --list)")
+    if qrels is None and not args.subtopics:
+        raise ConfigError("recdiv eval needs a qrels file (or --subtopics FILE)")
     measures = parse_measures(args.measures or DEFAULT_MEASURES)  # unknown names fail before any file is read
-    inputs = load_inputs(qrels, runs, subtopics=args.subtopics, train=args.train, aspects=args.aspects,
-                         previous=args.previous, threshold=args.rel_threshold, population=args.population,
-                         scale=args.rating_scale)
-    note = max_grade_note(measures, inputs, args.subtopics or args.qrels)
-    if note:
-        print(note, file=sys.stderr)
+    population = args.population or ("judged" if args.predictions and not runs else "relevant")
+    inputs = load_inputs(qrels, runs, subtopics=args.subtopics, predictions=args.predictions, train=args.train,
+                         aspects=args.aspects, previous=args.previous, threshold=args.rel_threshold,
+                         population=population, scale=args.rating_scale)
+    names = list(inputs.runs)
+    baseline = baseline_name(args.baseline, [*runs, *args.predictions], names)
+    for note in (max_grade_note(measures, inputs, args.subtopics or args.qrels),
+                 unpredicted_note(measures, inputs, names[len(runs):])):
+        if note:
+            print(note, file=sys.stderr)
     for m in measures:
         for need in m.NEEDS:
             if getattr(inputs.context, need, None) is None:
                 raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need} FILE")
-    result = summarize(inputs.runs, inputs.qrels, measures, inputs.context, per_user=args.per_user)
+    result = summarize(inputs.runs, inputs.qrels, measures, inputs.context, per_user=args.per_user, baseline=baseline)
     writer = {"table": format_table, "json": format_json, "csv": format_csv}[args.format]
     sys.stdout.write(writer(result, [str(m) for m in measures]))
     return 0

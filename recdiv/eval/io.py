@@ -63,6 +63,42 @@ def parse_rating_scale(scale: str | Sequence[float] | None, what: str = "--ratin
     return lo, hi
 
 
+PREDICTIONS_LAYOUT = [("user", "id"), ("item", "id"), ("score", "float")]
+
+
+def read_predictions(path: str | Path) -> pd.DataFrame:
+    """Rating predictions (user item prediction) -> DataFrame user, item, score; a repeated (user, item) is an
+    error naming file and line."""
+    from recdiv.data._read import parse_table
+    from recdiv.data.textio import check_duplicates
+
+    table = parse_table(path, PREDICTIONS_LAYOUT, sep=None, comments=True,
+                        what="predictions file (user item prediction)")
+    check_duplicates(table, ["user", "item"], "prediction")
+    return table.frame()
+
+
+def unpredicted_note(measures: Iterable[Measure], inputs: EvalInputs, names: Iterable[str]) -> str | None:
+    """How many test ratings of the evaluated users the prediction runs `names` leave without a prediction, for
+    RMSE / MAE (which skip them), or None."""
+    from recdiv.eval.metrics.rating import prediction_errors
+
+    users = [str(m) for m in measures if m.KIND == "rating"]
+    if not users:
+        return None
+    parts = []
+    for name in names:
+        view = inputs.context.view(inputs.runs[name], inputs.qrels)
+        rated = int(inputs.qrels.n_judged()[view.users].sum())
+        have = int(prediction_errors(view)[1].sum())
+        if have < rated:
+            parts.append(f"{name}: {rated - have} of {rated}")
+    if not parts:
+        return None
+    return (f"recdiv: note: {', '.join(users)} skip the test ratings without a prediction ({'; '.join(parts)} "
+            "evaluated test ratings have none)")
+
+
 def check_scale(frame: pd.DataFrame, column: str, scale: tuple[float, float] | None) -> None:
     """DataError (file:line) for the first judged grade (≥ 0) outside the declared scale; negative labels pass."""
     if scale is None:
@@ -93,6 +129,7 @@ def load_inputs(
     run_paths: Sequence[str | Path],
     *,
     subtopics: str | Path | None = None,
+    predictions: Sequence[str | Path] = (),
     train: str | Path | None = None,
     aspects: str | Path | None = None,
     previous: str | Path | None = None,
@@ -110,6 +147,9 @@ def load_inputs(
     r_max of ERR, ERR-IA, αβ-nDCG and graded gains (default: the largest test grade), and a judged grade
     outside it is an error. Malformed lines raise DataError naming file and line.
 
+    `predictions`: rating-prediction files (user item prediction), evaluated as runs whose scores are the
+    predictions (RMSE, MAE, and the rank-effectiveness measures); names are file stems like the runs'.
+
     `subtopics` (instead of `qrels_path`, which is then None): TREC subtopic qrels (topic subtopic doc judgment,
     ndeval's format); the topic-level qrels and the aspects become per-topic virtual items
     (`recdiv.eval.subtopics`), for the intent-aware and unified measures; `train`, `aspects` and `previous`
@@ -123,7 +163,8 @@ def load_inputs(
     if subtopics is not None:
         if qrels_path is not None:
             raise ConfigError("give either a qrels file or --subtopics FILE, not both")
-        for name, value in (("--train", train), ("--aspects", aspects), ("--previous", previous)):
+        for name, value in (("--train", train), ("--aspects", aspects), ("--previous", previous),
+                            ("--predictions", predictions or None)):
             if value is not None:
                 raise ConfigError(f"{name} cannot be combined with --subtopics (its items are per-topic subtopic "
                                   "judgments, which replace the aspects)")
@@ -132,7 +173,8 @@ def load_inputs(
         raise ConfigError("a qrels file (or --subtopics FILE) is needed")
     qf = read_trec_qrels(qrels_path)
     check_scale(qf, "grade", scale)
-    rfs = [read_trec_run(p) for p in run_paths]
+    rfs = [read_trec_run(p) for p in run_paths] + [read_predictions(p) for p in predictions]
+    run_paths = [*run_paths, *predictions]
     tf = read_interactions_tsv(train) if train is not None else None
     af = read_item_aspects_tsv(aspects) if aspects is not None else None
     pf = read_trec_run(previous) if previous is not None else None
@@ -174,6 +216,18 @@ def _load_subtopic_inputs(path, run_paths, threshold, population, scale) -> Eval
 
 
 # summaries -------------------------------------------------------------------------------------------
+def baseline_name(baseline: str | None, paths: Sequence[str | Path], names: Sequence[str]) -> str | None:
+    """The run name `baseline` refers to (a run name, or one of the run paths), or None."""
+    if baseline is None:
+        return None
+    if baseline in names:
+        return baseline
+    for path, name in zip(paths, names):
+        if baseline == str(path) or Path(baseline).resolve() == Path(path).resolve():
+            return name
+    raise ConfigError(f"--baseline {baseline!r} is not one of the runs: {', '.join(names)}")
+
+
 def summarize(
     runs: dict[str, Rankings] | Rankings,
     qrels: Qrels,
@@ -181,33 +235,48 @@ def summarize(
     context: EvalContext | None = None,
     *,
     per_user: bool = False,
+    baseline: str | None = None,
 ) -> dict:
     """{"runs": {run: {measure: value}}, "per_user": {run: {measure: {user: value}}}} (the JSON of `recdiv eval`).
 
     Run values come from `measure.value` (the mean over the evaluated users, or the system-level value of
     measures that define one: FCP, HLU_breese, aggregate diversity, ...). `per_user` (only if asked) lists the
     per-user measures; users are external ids, in dense-index order; NaN marks a skipped user (e.g. Spearman
-    with fewer than two rated items).
+    with fewer than two rated items). Pairwise measures (lexirecall, lexiprecision) compare every run with the
+    run named `baseline`: per user the preference π_u ∈ {−1, 0, +1} of the run over the baseline, as run value
+    their mean (wins − losses) / users (0 for the baseline itself).
     """
+    from recdiv.eval.metrics.preference import PairwiseMeasure
+
     context = context or EvalContext()
     if isinstance(runs, Rankings):
         runs = {"run": runs}
     ms = parse_measures(measures)
+    pairwise = [m for m in ms if isinstance(m, PairwiseMeasure)]
+    if pairwise and baseline not in runs:
+        raise ConfigError(f"{pairwise[0]} compares two runs: name the run to compare with, --baseline RUN "
+                          f"(one of: {', '.join(runs)})")
+
+    def values(m, run):
+        return m.compare(run, runs[baseline], qrels, context) if isinstance(m, PairwiseMeasure) else \
+            m.per_user(run, qrels, context)
+
     out: dict = {"runs": {}}
     if per_user:
         out["per_user"] = {}
     for name, run in runs.items():
-        out["runs"][name] = {str(m): float(m.value(run, qrels, context)) for m in ms}
+        out["runs"][name] = {str(m): float(np.mean(values(m, run)) if m in pairwise else m.value(run, qrels, context))
+                             for m in ms}
         if per_user:
             users = None
             table = {}
             for m in ms:
                 if m.SYSTEM_LEVEL:
                     continue
-                values = m.per_user(run, qrels, context)
+                per = values(m, run)
                 if users is None:
                     users = qrels.users.id_of(context.view(run, qrels).users)
-                table[str(m)] = {str(u): float(v) for u, v in zip(users, values)}
+                table[str(m)] = {str(u): float(v) for u, v in zip(users, per)}
             out["per_user"][name] = table
     return out
 

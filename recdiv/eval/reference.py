@@ -16,8 +16,11 @@ from recdiv.eval.measure import REGISTRY, Measure, _fmt
 #: order and titles of the sections (kinds not listed here follow in alphabetical order)
 KINDS = {
     "accuracy": "Accuracy (METRICS.md §A)",
+    "rating": "Rating prediction",
     "novelty": "Novelty (METRICS.md §B)",
     "diversity": "Diversity (METRICS.md §B)",
+    "calibration": "Calibration (Steck 2018; METRICS.md §E.8)",
+    "popularity": "Popularity bias (Abdollahpouri et al.; Zhu et al.)",
     "system": "System-level diversity and exposure (METRICS.md §B.9)",
     "intent-aware": "Intent-aware and aspect-based (METRICS.md §C)",
     "unified": "Unified accuracy–diversity (METRICS.md §C.11)",
@@ -50,7 +53,21 @@ Conventions shared by all accuracy measures (METRICS.md §0):
   without one it is the largest test grade, and `recdiv eval` says so on stderr (gdeval fixes 4: use
   `--rating-scale 0:4` to match it); a judged grade outside a declared scale is an error naming file and line;
 - the system value is the mean of the per-user values, except for measures marked *system* (their own
-  aggregate) and rank-effectiveness measures, whose undefined users (NaN) are skipped.
+  aggregate), the counts NumRet, NumRel, NumRelRet and NumQ (summed over users, as trec_eval and ir_measures),
+  RMSE and MAE (over all rated, predicted pairs) and rank-effectiveness measures, whose undefined users (NaN)
+  are skipped.
+
+What `recdiv eval` (and `recdiv compare`) can read besides QRELS and TREC runs:
+
+- `--subtopics FILE` (instead of QRELS; Python `load_inputs(None, runs, subtopics=FILE)`): TREC subtopic qrels
+  `topic subtopic doc judgment` (ndeval's format); per-topic subtopics are the aspects of the intent-aware and
+  unified measures ([intent-aware.md](intent-aware.md));
+- `--predictions FILE`, repeatable (`load_inputs(QRELS, [], predictions=[FILE])`): rating predictions
+  `user item prediction`, evaluated like runs whose scores are the predictions (RMSE, MAE, Spearman, Kendall,
+  FCP); `recdiv recommend … --predict -o FILE` writes them for a split's test pairs;
+- `--baseline RUN` (`summarize(…, baseline=NAME)`): the run that pairwise measures (`lexirecall`,
+  `lexiprecision`) compare every run with: per-user preferences +1/0/−1, run value their mean;
+- `--rating-scale MIN:MAX` (`EvalContext(scale=(MIN, MAX))`): r_max, see above.
 
 Cutoff column: `@K` required, `[@K]` optional (no cutoff = the whole list), `—` none.
 """

@@ -243,12 +243,17 @@ class PIA(_AspectMeasure):
 
     def compute(self, view):
         k = cutoff_of(self, view)
-        w = intent_weights(view, self.weights, str(self))
-        space = aspect_space(view)
-        items, grades = run_arrays(view, k)
-        rel = np.nan_to_num(grades, nan=-np.inf) >= view.threshold
-        u, _pos, a, _ = aspect_pairs(items, rel, aspect_index(space), space.n_aspects)
-        return np.bincount(u, weights=w[u, a], minlength=len(items)) / k
+        w, (u, _pos, a, _) = _relevant_pairs(self, view, k)
+        return np.bincount(u, weights=w[u, a], minlength=len(w)) / k
+
+
+def _relevant_pairs(measure, view, k: int):
+    """(intent weights (n, A), `aspect_pairs` of the relevant items of the run cut at K and their aspects)."""
+    w = intent_weights(view, measure.weights, str(measure))
+    space = aspect_space(view)
+    items, grades = run_arrays(view, k)
+    rel = np.nan_to_num(grades, nan=-np.inf) >= view.threshold
+    return w, aspect_pairs(items, rel, aspect_index(space), space.n_aspects)
 
 
 @register
@@ -271,16 +276,12 @@ class MAPIA(_AspectMeasure):
         self._check_choice("weights", WEIGHTS)
 
     def compute(self, view):
-        k = cutoff_of(self, view)
-        w = intent_weights(view, self.weights, str(self))
-        space = aspect_space(view)
-        items, grades = run_arrays(view, k)
-        rel = np.nan_to_num(grades, nan=-np.inf) >= view.threshold
-        u, pos, a, gstart = aspect_pairs(items, rel, aspect_index(space), space.n_aspects)
+        w, (u, pos, a, gstart) = _relevant_pairs(self, view, cutoff_of(self, view))
         hits = np.arange(len(u)) - gstart + 1.0  # relevant items with a up to this one
         prec = np.zeros(w.shape)
         np.add.at(prec, (u, a), hits / (pos + 1.0))
-        n_rel_a = np.asarray((view.qrels.relevant(view.threshold)[view.users] @ space.indicator).todense())
+        indicator = aspect_space(view).indicator
+        n_rel_a = np.asarray((view.qrels.relevant(view.threshold)[view.users] @ indicator).todense())
         ap = np.divide(prec, n_rel_a, out=np.zeros_like(prec), where=n_rel_a > 0)
         return (w * ap).sum(axis=1)
 
