@@ -21,9 +21,9 @@ import pyarrow as pa
 import pyarrow.csv as pcsv
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _files import make_files  # noqa: E402
+from _files import make_files
 
-from recdiv.data._read import parse_table  # noqa: E402
+from recdiv.data._read import parse_table
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -55,7 +55,7 @@ def compare(path: Path, columns: list[tuple[str, str]], sep: str, header: bool, 
 
     ta, t = _median(arrow)
     tp, df = _median(pandas)
-    tr, table = _median(lambda: parse_table(path, columns, **recdiv_kw))
+    tr, _table = _median(lambda: parse_table(path, columns, **recdiv_kw))
     print(f"| {path.name} | {len(df):,} | {ta:.3f} s, {t.nbytes / 1e6:.0f} MB | "
           f"{tp:.3f} s, {df.memory_usage(deep=True).sum() / 1e6:.0f} MB | {tr:.3f} s |")
 

@@ -1,11 +1,11 @@
 """`recdiv eval`: evaluate TREC run files against a qrels file (trec_eval semantics for accuracy measures).
 
     recdiv eval QRELS RUN [RUN ...] -m MEASURE [MEASURE ...] [--rel-threshold 4] [--population relevant|judged]
+                [--per-user] [--format table|json|csv] [--train TRAIN.tsv] [--aspects ASPECTS.tsv]
+                [--previous PREV.run] [--rating-scale MIN:MAX]
     recdiv eval --subtopics SUBTOPIC_QRELS RUN [RUN ...] -m alpha-nDCG@20 ...
     recdiv eval QRELS --predictions PREDICTIONS.tsv -m RMSE MAE
     recdiv eval QRELS RUN [RUN ...] BASE.run -m lexirecall@20 --baseline BASE
-                [--per-user] [--format table|json|csv] [--train TRAIN.tsv] [--aspects ASPECTS.tsv]
-                [--previous PREV.run] [--rating-scale MIN:MAX]
     recdiv eval --list
 """
 
@@ -59,8 +59,10 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    # deferred: the metrics bring numpy, scipy and numba, which `recdiv eval --help` does not need
     from recdiv.eval.catalog import parse_measures
-    from recdiv.eval.io import baseline_name, load_inputs, max_grade_note, summarize, unpredicted_note
+    from recdiv.eval.evaluate import evaluate
+    from recdiv.eval.io import baseline_name, load_inputs, max_grade_note, unpredicted_note
 
     if args.list:
         sys.stdout.write(list_text())
@@ -86,7 +88,8 @@ def main(args: argparse.Namespace) -> int:
         for need in m.NEEDS:
             if getattr(inputs.context, need, None) is None:
                 raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need} FILE")
-    result = summarize(inputs.runs, inputs.qrels, measures, inputs.context, per_user=args.per_user, baseline=baseline)
+    result = evaluate(inputs.runs, inputs.qrels, measures, inputs.context, baseline=baseline).to_dict(
+        per_user=args.per_user)
     writer = {"table": format_table, "json": format_json, "csv": format_csv}[args.format]
     sys.stdout.write(writer(result, [str(m) for m in measures]))
     return 0
@@ -143,19 +146,20 @@ def format_csv(result: dict, measures: list[str]) -> str:
 
 
 def list_text() -> str:
-    """Every registered measure, grouped by kind, with its parameters, formula and citation."""
-    from recdiv.eval.reference import grouped, signature
+    """Every registered measure, grouped by family, with its parameters, formula, citation and notes."""
+    from recdiv.eval.reference import grouped, notes, parameter_lines, signature
 
     lines = []
-    for kind, classes in grouped().items():
-        lines.append(f"{kind}:")
+    for family, classes in grouped().items():
+        lines.append(f"{family}:")
         for cls in classes:
-            head = f"  {signature(cls)}"
-            extra = f"  [needs {', '.join(cls.NEEDS)}]" if cls.NEEDS else ""
-            lines.append(head + (f"  — METRICS.md §{cls.SECTION}" if cls.SECTION else "") + extra)
+            extra = "; ".join(notes(cls)).replace("`", "")
+            lines.append(f"  {signature(cls)}" + (f"  — METRICS.md §{cls.SECTION}" if cls.SECTION else "")
+                         + (f"  [{extra}]" if extra else ""))
             if cls.FORMULA:
                 lines.append(f"      {cls.FORMULA}")
             if cls.CITATION:
                 lines.append(f"      {cls.CITATION}")
+            lines.extend(f"      {line}".replace("`", "") for line in parameter_lines(cls))
         lines.append("")
     return "\n".join(lines)

@@ -1,5 +1,5 @@
-"""Evaluation inputs and outputs: qrels and run files (or LensKit item lists) over one shared vocabulary,
-the `EvalContext` side files, and the run × measure summary that `recdiv eval` prints.
+"""Evaluation from files and LensKit item lists: qrels and run files (or item lists) over one shared vocabulary,
+the `EvalContext` side files, and `evaluate_files`, the file counterpart of `recdiv.eval.evaluate.evaluate`.
 
 All ids read from files are strings. Users and items of every file (qrels, runs, `--train`, `--aspects`,
 `--previous`) go into one user `Vocab` and one item `Vocab`, so that every array lines up.
@@ -24,6 +24,7 @@ from recdiv.data.vocab import Vocab
 from recdiv.errors import ConfigError, DataError
 from recdiv.eval.catalog import parse_measures
 from recdiv.eval.context import EvalContext
+from recdiv.eval.evaluate import Evaluation, evaluate
 from recdiv.eval.measure import Measure
 
 
@@ -83,7 +84,7 @@ def unpredicted_note(measures: Iterable[Measure], inputs: EvalInputs, names: Ite
     RMSE / MAE (which skip them), or None."""
     from recdiv.eval.metrics.rating import prediction_errors
 
-    users = [str(m) for m in measures if m.KIND == "rating"]
+    users = [str(m) for m in measures if m.FAMILY == "rating"]
     if not users:
         return None
     parts = []
@@ -215,7 +216,6 @@ def _load_subtopic_inputs(path, run_paths, threshold, population, scale) -> Eval
     return EvalInputs(subtopic_qrels(sf, users, items), runs, context)
 
 
-# summaries -------------------------------------------------------------------------------------------
 def baseline_name(baseline: str | None, paths: Sequence[str | Path], names: Sequence[str]) -> str | None:
     """The run name `baseline` refers to (a run name, or one of the run paths), or None."""
     if baseline is None:
@@ -228,57 +228,30 @@ def baseline_name(baseline: str | None, paths: Sequence[str | Path], names: Sequ
     raise ConfigError(f"--baseline {baseline!r} is not one of the runs: {', '.join(names)}")
 
 
-def summarize(
-    runs: dict[str, Rankings] | Rankings,
-    qrels: Qrels,
-    measures: Iterable[str | Measure],
-    context: EvalContext | None = None,
+def evaluate_files(
+    qrels_path: str | Path | None,
+    run_paths: Sequence[str | Path],
+    measures: Iterable[str | Measure] | str,
     *,
-    per_user: bool = False,
+    subtopics: str | Path | None = None,
+    predictions: Sequence[str | Path] = (),
+    train: str | Path | None = None,
+    aspects: str | Path | None = None,
+    previous: str | Path | None = None,
+    threshold: float | None = None,
+    population: str = "relevant",
+    scale: str | Sequence[float] | None = None,
     baseline: str | None = None,
-) -> dict:
-    """{"runs": {run: {measure: value}}, "per_user": {run: {measure: {user: value}}}} (the JSON of `recdiv eval`).
-
-    Run values come from `measure.value` (the mean over the evaluated users, or the system-level value of
-    measures that define one: FCP, HLU_breese, aggregate diversity, ...). `per_user` (only if asked) lists the
-    per-user measures; users are external ids, in dense-index order; NaN marks a skipped user (e.g. Spearman
-    with fewer than two rated items). Pairwise measures (lexirecall, lexiprecision) compare every run with the
-    run named `baseline`: per user the preference π_u ∈ {−1, 0, +1} of the run over the baseline, as run value
-    their mean (wins − losses) / users (0 for the baseline itself).
-    """
-    from recdiv.eval.metrics.preference import PairwiseMeasure
-
-    context = context or EvalContext()
-    if isinstance(runs, Rankings):
-        runs = {"run": runs}
-    ms = parse_measures(measures)
-    pairwise = [m for m in ms if isinstance(m, PairwiseMeasure)]
-    if pairwise and baseline not in runs:
-        raise ConfigError(f"{pairwise[0]} compares two runs: name the run to compare with, --baseline RUN "
-                          f"(one of: {', '.join(runs)})")
-
-    def values(m, run):
-        return m.compare(run, runs[baseline], qrels, context) if isinstance(m, PairwiseMeasure) else \
-            m.per_user(run, qrels, context)
-
-    out: dict = {"runs": {}}
-    if per_user:
-        out["per_user"] = {}
-    for name, run in runs.items():
-        out["runs"][name] = {str(m): float(np.mean(values(m, run)) if m in pairwise else m.value(run, qrels, context))
-                             for m in ms}
-        if per_user:
-            users = None
-            table = {}
-            for m in ms:
-                if m.SYSTEM_LEVEL:
-                    continue
-                per = values(m, run)
-                if users is None:
-                    users = qrels.users.id_of(context.view(run, qrels).users)
-                table[str(m)] = {str(u): float(v) for u, v in zip(users, per)}
-            out["per_user"][name] = table
-    return out
+) -> Evaluation:
+    """Evaluate TREC run files against a TREC qrels file (and the optional inputs, as `load_inputs`): the file
+    counterpart of `recdiv.eval.evaluate.evaluate`, returning the same `Evaluation`. Runs are named by their file
+    stems (`run_names`); `baseline` (a run name or path) is the run pairwise measures compare the others with.
+    Measures are parsed before any file is read."""
+    ms = parse_measures([measures] if isinstance(measures, str) else measures)
+    inputs = load_inputs(qrels_path, run_paths, subtopics=subtopics, predictions=predictions, train=train,
+                         aspects=aspects, previous=previous, threshold=threshold, population=population, scale=scale)
+    base = baseline_name(baseline, [*run_paths, *predictions], list(inputs.runs))
+    return evaluate(inputs.runs, inputs.qrels, ms, inputs.context, baseline=base)
 
 
 # LensKit item lists ---------------------------------------------------------------------------------
@@ -305,24 +278,16 @@ def inputs_from_itemlists(recs, test, *, grade_field: str = "rating") -> tuple[R
 def evaluate_itemlists(
     recs,
     test,
-    measures: Iterable[str | Measure],
+    measures: Iterable[str | Measure] | str,
     *,
     threshold: float = 4.0,
     population: str = "relevant",
     grade_field: str = "rating",
-    per_user: bool = False,
-) -> pd.Series | pd.DataFrame:
-    """Evaluate LensKit recommendations (`ItemListCollection`) against LensKit test item lists.
-
-    Returns a Series measure → system value, or with `per_user=True` a DataFrame (index: user id, one column
-    per per-user measure; NaN = skipped user). Context-dependent measures (novelty, aspects) need
-    `recdiv.eval.evaluate` with an `EvalContext` instead.
+) -> Evaluation:
+    """Evaluate LensKit recommendations (`ItemListCollection`) against LensKit test item lists: an `Evaluation`
+    with one run named "recs" (`.table()` for the system values, `.user_table("recs")` for the per-user ones).
+    Context-dependent measures (novelty, aspects) need `recdiv.eval.evaluate.evaluate` with an `EvalContext`.
     """
     rankings, qrels = inputs_from_itemlists(recs, test, grade_field=grade_field)
     context = EvalContext(threshold=threshold, population=population)  # type: ignore[arg-type]
-    ms = parse_measures(measures)
-    if not per_user:
-        return pd.Series({str(m): m.value(rankings, qrels, context) for m in ms}, name="value")
-    users = qrels.users.id_of(context.view(rankings, qrels).users)
-    cols = {str(m): m.per_user(rankings, qrels, context) for m in ms if not m.SYSTEM_LEVEL}
-    return pd.DataFrame(cols, index=pd.Index(users, name="user"))
+    return evaluate({"recs": rankings}, qrels, measures, context)

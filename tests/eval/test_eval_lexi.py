@@ -8,7 +8,8 @@ import json
 import pytest
 
 from recdiv.cli import main
-from recdiv.eval.io import load_inputs, summarize
+from recdiv.eval.evaluate import evaluate
+from recdiv.eval.io import load_inputs
 
 
 def _write(tmp_path):
@@ -43,9 +44,11 @@ def test_pairwise_measure_needs_a_baseline(tmp_path, capsys):
     qrels, paths = _write(tmp_path)
     assert main(["eval", qrels, *paths, "-m", "lexirecall@20", "--rel-threshold", "1"]) == 2
     assert capsys.readouterr().err.strip() == ("recdiv: error: lexirecall@20 compares two runs: name the run to "
-                                               "compare with, --baseline RUN (one of: A, B, C)")
+                                               "compare the others with, --baseline RUN (one of: A, B, C), or use "
+                                               "`recdiv compare`")
     assert main(["eval", qrels, *paths, "-m", "lexirecall", "--baseline", "D", "--rel-threshold", "1"]) == 2
     assert "--baseline 'D' is not one of the runs: A, B, C" in capsys.readouterr().err
     inputs = load_inputs(qrels, paths, threshold=1.0)
-    res = summarize(inputs.runs, inputs.qrels, ["lexirecall"], inputs.context, baseline="A")
-    assert res["runs"] == {"A": {"lexirecall": 0.0}, "B": {"lexirecall": 1.0}, "C": {"lexirecall": -1.0}}
+    res = evaluate(inputs.runs, inputs.qrels, ["lexirecall"], inputs.context, baseline="A")
+    assert res.table()["lexirecall"].to_dict() == {"A": 0.0, "B": 1.0, "C": -1.0}
+    assert res.user_values("C", "lexirecall").tolist() == [-1]

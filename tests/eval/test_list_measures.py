@@ -59,7 +59,7 @@ def test_group_disparities_by_hand():
     run, qrels, ctx = popularity_case()
     assert parse_measure("PopRSP@2").value(run, qrels, ctx) == pytest.approx(0.2, rel=1e-15)
     assert parse_measure("PopREO@2").value(run, qrels, ctx) == pytest.approx(1.0, rel=1e-15)
-    assert parse_measure("PopRSP@2").SYSTEM_LEVEL
+    assert parse_measure("PopRSP@2").KIND == "system"
 
 
 def test_popularity_against_per_user_loops():

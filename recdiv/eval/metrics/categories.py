@@ -5,12 +5,9 @@ reranker) and LensKit's rank-biased entropy. Categories are the aspects of `Eval
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import numpy as np
 
-from recdiv.errors import ConfigError
-from recdiv.eval.measure import Measure, register
+from recdiv.eval.measure import Measure, Param, PerUserMeasure, register
 from recdiv.eval.metrics.expected import _cached
 from recdiv.eval.metrics.intents import aspect_space, user_distribution
 from recdiv.models.calibration import miscalibration
@@ -29,7 +26,7 @@ def _rows(matrix, items: np.ndarray) -> np.ndarray:
 
 
 @register
-class Miscalibration(Measure):
+class Miscalibration(PerUserMeasure):
     """Miscalibration of a list (Steck, RecSys 2018): C_KL(p, q̃) = Σ_{g: p(g|u)>0} p(g|u) ln(p(g|u)/q̃(g|u)).
 
     p(g|u) = the training profile's genre distribution (`weighting=fractional`: (1/|P_u|) Σ_{i∈P_u} p(g|i), Steck's;
@@ -39,18 +36,15 @@ class Miscalibration(Measure):
     """
 
     NAME = "Miscalibration"
-    PARAMS: ClassVar = {"alpha": 0.01, "weighting": "fractional"}
+    PARAMS = (Param("alpha", float, 0.01, "smoothing of q by p (Steck's α)", low=0.0, high=1.0, low_open=True),
+              Param("weighting", str, "fractional", "p(g|u) of the profile: Steck's (fractional), count or rating",
+                    choices=("fractional", "count", "rating")))
     FORMULA = "Σ_{g: p(g|u)>0} p(g|u) ln(p(g|u) / ((1−α) q(g|L_u) + α p(g|u)))"
     CITATION = "Steck, Calibrated Recommendations, RecSys 2018"
     SECTION = "E.8"
-    KIND = "calibration"
+    FAMILY = "calibration"
+    HIGHER_IS_BETTER = False
     NEEDS = ("train", "aspects")
-
-    def validate(self) -> None:
-        if not 0.0 < self.alpha <= 1.0:
-            raise ConfigError(f"Miscalibration: alpha must be in (0, 1], got {self.alpha}")
-        if self.weighting not in ("fractional", "count", "rating"):
-            raise ConfigError(f"Miscalibration: weighting must be fractional, count or rating, got {self.weighting!r}")
 
     def compute(self, view):
         space = aspect_space(view)
@@ -63,7 +57,7 @@ class Miscalibration(Measure):
 
 
 @register
-class RankBiasedEntropy(Measure):
+class RankBiasedEntropy(PerUserMeasure):
     """Rank-biased Shannon entropy of the categories in a list (LensKit `rank_biased_entropy`; with p = 1 LensKit's
     `entropy`): c_a = Σ_{k≤K} w_k [a ∈ A(i_k)] + s, w_k = p^{k−1}; H = −Σ_a (c_a/Σc) log2(c_a/Σc) over the aspects
     with c_a > 0. s (`smoothing`) is added to every aspect of the space: LensKit 2025.8 adds 10⁻⁶ (s = 1e-6 gives
@@ -72,18 +66,14 @@ class RankBiasedEntropy(Measure):
     """
 
     NAME = "RankBiasedEntropy"
-    PARAMS: ClassVar = {"p": 0.85, "smoothing": 0.0}
+    PARAMS = (Param("p", float, 0.85, "patience: item k weighs p^(k−1) (1: plain entropy)", low=0.0, high=1.0,
+                    low_open=True),
+              Param("smoothing", float, 0.0, "added to every category's weight (LensKit 2025.8: 1e-6)", low=0.0))
     FORMULA = "−Σ_a π_a log2 π_a, π_a ∝ Σ_k p^{k−1} [a ∈ A(i_k)] + s"
     CITATION = "LensKit rank_biased_entropy / entropy (Ekstrand et al.); Shannon 1948"
     SECTION = "B"
-    KIND = "diversity"
+    FAMILY = "diversity"
     NEEDS = ("aspects",)
-
-    def validate(self) -> None:
-        if not 0.0 < self.p <= 1.0:
-            raise ConfigError(f"RankBiasedEntropy: p must be in (0, 1], got {self.p}")
-        if self.smoothing < 0:
-            raise ConfigError(f"RankBiasedEntropy: smoothing must be >= 0, got {self.smoothing}")
 
     def compute(self, view):
         space = aspect_space(view)

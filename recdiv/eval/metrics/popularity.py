@@ -10,14 +10,13 @@ from the training data included). Lists are cut at K; |L_u| = min(K, n_u); a use
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
 from recdiv.errors import ConfigError
-from recdiv.eval.context import EvalContext
-from recdiv.eval.measure import Measure, register
+from recdiv.eval.measure import Measure, Param, PerUserMeasure, SystemMeasure, register
 from recdiv.eval.metrics.expected import _cached
 from recdiv.eval.metrics.intents import user_rows
 from recdiv.models.novelty import gather, short_head, user_frequency
@@ -25,6 +24,7 @@ from recdiv.models.novelty import gather, short_head, user_frequency
 if TYPE_CHECKING:
     from recdiv.data.qrels import Qrels
     from recdiv.data.rankings import Rankings
+    from recdiv.eval.context import EvalContext
 
 __all__ = ["ACLT", "APLT", "ARP", "PopREO", "PopRSP"]
 
@@ -51,14 +51,14 @@ def _per_item(values: np.ndarray, n: np.ndarray) -> np.ndarray:
     return np.divide(values, n, out=np.zeros_like(values), where=n > 0)
 
 
-class _Popularity(Measure):
-    KIND = "popularity"
+HEAD = Param("head", float, 0.8, "share of the training interactions the short head makes up", low=0.0, high=1.0,
+             low_open=True, high_open=True)
+
+
+class _Popularity(PerUserMeasure):
+    FAMILY = "popularity"
     NEEDS = ("train",)
     SECTION = ""
-
-    def validate(self) -> None:
-        if "head" in self.params and not 0.0 < self.head < 1.0:
-            raise ConfigError(f"{self.NAME}: head (share of training interactions) must be in (0, 1), got {self.head}")
 
 
 @register
@@ -70,6 +70,7 @@ class ARP(_Popularity):
     """
 
     NAME = "ARP"
+    HIGHER_IS_BETTER = False  # popularity of what is recommended: lower is less biased
     FORMULA = "(1/|L_u|) Σ_{i∈L_u} |U_i|"
     CITATION = "Abdollahpouri, Burke & Mobasher, FLAIRS 2019; Yin et al., VLDB 2012"
 
@@ -88,7 +89,7 @@ class APLT(_Popularity):
     """
 
     NAME = "APLT"
-    PARAMS: ClassVar = {"head": 0.8}
+    PARAMS = (HEAD,)
     FORMULA = "|L_u ∩ Γ| / |L_u|; Γ = catalogue minus the items making up the first `head` of interactions"
     CITATION = "Abdollahpouri, Burke & Mobasher, RecSys 2017; FLAIRS 2019"
 
@@ -106,7 +107,7 @@ class ACLT(_Popularity):
     """
 
     NAME = "ACLT"
-    PARAMS: ClassVar = {"head": 0.8}
+    PARAMS = (HEAD,)
     FORMULA = "|L_u ∩ Γ|"
     CITATION = "Abdollahpouri, Burke & Mobasher, FLAIRS 2019"
 
@@ -115,25 +116,21 @@ class ACLT(_Popularity):
         return gather((~_head(self, view)).astype(np.float64), items).sum(axis=1)
 
 
-class _GroupDisparity(_Popularity):
+class _GroupDisparity(SystemMeasure):
     """std/mean (population std) over the groups Φ (head) and Γ (tail) of the probabilities P(g) = Σ_u num_u(g) /
-    Σ_u den_u(g) over the evaluated users (Zhu, Wang & Caverlee, SIGIR 2020). System-level: no per-user values."""
+    Σ_u den_u(g) over the evaluated users (Zhu, Wang & Caverlee, SIGIR 2020); 0 = parity, NaN when both are 0."""
 
-    SYSTEM_LEVEL = True
-    PARAMS: ClassVar = {"head": 0.8}
-
-    def compute(self, view):
-        raise ConfigError(f"{self} is a system-level measure: it has no per-user values (use .value(...))")
+    FAMILY = "popularity"
+    NEEDS = ("train",)
+    SECTION = ""
+    HIGHER_IS_BETTER = False
+    PARAMS = (HEAD,)
 
     def counts(self, view, items: np.ndarray, head: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(numerators (2,), denominators (2,)) for (head, tail), summed over the evaluated users."""
         raise NotImplementedError  # pragma: no cover - abstract
 
-    def value(self, rankings: Rankings, qrels: Qrels, context: EvalContext | None = None) -> float:
-        context = context or EvalContext()
-        for need in self.NEEDS:
-            if getattr(context, need, None) is None:
-                raise ConfigError(f"{self} needs `{need}` in the evaluation context (e.g. --{need} FILE)")
+    def system_value(self, rankings: Rankings, qrels: Qrels, context: EvalContext) -> float:
         view = context.view(rankings, qrels)
         items, _ = _list(self, view)
         num, den = self.counts(view, items, _head(self, view))

@@ -9,16 +9,9 @@ without a prediction are not errors here: `recdiv eval` says how many there are.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-from recdiv.eval.context import EvalContext
-from recdiv.eval.measure import Measure, register
-
-if TYPE_CHECKING:
-    from recdiv.data.qrels import Qrels
-    from recdiv.data.rankings import Rankings
+from recdiv.eval.measure import PerUserMeasure, register
 
 __all__ = ["MAE", "RMSE"]
 
@@ -30,8 +23,9 @@ def prediction_errors(view) -> tuple[np.ndarray, np.ndarray]:
     return np.where(ok, scores - np.nan_to_num(view.grades), 0.0), ok
 
 
-class _Error(Measure):
-    KIND = "rating"
+class _Error(PerUserMeasure):
+    FAMILY = "rating"
+    HIGHER_IS_BETTER = False
     CUTOFF = "none"
     SECTION = ""
 
@@ -48,8 +42,9 @@ class _Error(Measure):
         with np.errstate(invalid="ignore", divide="ignore"):
             return self._finish(np.where(n > 0, total / np.maximum(n, 1), np.nan))
 
-    def value(self, rankings: Rankings, qrels: Qrels, context: EvalContext | None = None) -> float:
-        err, ok = prediction_errors((context or EvalContext()).view(rankings, qrels))
+    def aggregate(self, values: np.ndarray, view) -> float:
+        """Over all rated, predicted pairs of the evaluated users at once (not the mean of the per-user values)."""
+        err, ok = prediction_errors(view)
         if not ok.any():
             return float("nan")
         return float(self._finish(np.array([self._per_pair(err[ok]).mean()]))[0])

@@ -10,12 +10,9 @@ has retrieved nothing.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import numpy as np
 
-from recdiv.errors import ConfigError
-from recdiv.eval.measure import Measure, register
+from recdiv.eval.measure import Param, PerUserMeasure, register
 from recdiv.eval.metrics.accuracy import _hits, _safe_div
 
 
@@ -24,12 +21,12 @@ def _retrieved(view) -> np.ndarray:
     return view.lengths.astype(np.float64)
 
 
-class _Count(Measure):
+class _Count(PerUserMeasure):
     """A per-user count whose system value is the sum over the evaluated users."""
 
     CUTOFF = "none"
 
-    def aggregate(self, values: np.ndarray) -> float:
+    def aggregate(self, values: np.ndarray, view) -> float:
         return float(np.sum(values))
 
 
@@ -86,7 +83,7 @@ class NumQ(_Count):
 
 
 @register
-class SetP(Measure):
+class SetP(PerUserMeasure):
     """Set precision: the fraction of the whole retrieved list that is relevant.
 
     SetP(u) = |R_u ∩ Rel_u| / |R_u| (0 for an empty list). trec_eval `set_P`; ir_measures `SetP`. METRICS.md §A.1.
@@ -103,7 +100,7 @@ class SetP(Measure):
 
 
 @register
-class SetR(Measure):
+class SetR(PerUserMeasure):
     """Set recall: the fraction of the relevant test items found anywhere in the list.
 
     SetR(u) = |R_u ∩ Rel_u| / |Rel_u|. trec_eval `set_recall`; ir_measures `SetR`. METRICS.md §A.2.
@@ -120,7 +117,7 @@ class SetR(Measure):
 
 
 @register
-class SetF(Measure):
+class SetF(PerUserMeasure):
     """Set F-measure of SetP and SetR with trec_eval's weighting parameter β.
 
     SetF(u) = (β + 1)·P·R / (β·P + R), P = SetP, R = SetR; 0 when nothing relevant is retrieved. β weights
@@ -130,14 +127,10 @@ class SetF(Measure):
 
     NAME = "SetF"
     CUTOFF = "none"
-    PARAMS: ClassVar = {"beta": 1.0}
+    PARAMS = (Param("beta", float, 1.0, "weight of recall (trec_eval's set_F parameter)", low=0.0, low_open=True),)
     FORMULA = "(β + 1)·SetP·SetR / (β·SetP + SetR)"
     CITATION = "trec_eval set_F; ir_measures SetF; van Rijsbergen 1979"
     SECTION = "A.1–A.2"
-
-    def validate(self) -> None:
-        if not self.beta > 0:
-            raise ConfigError(f"SetF: beta must be > 0, got {self.beta}")
 
     def compute(self, view):
         hits = _hits(view, None)
@@ -147,7 +140,7 @@ class SetF(Measure):
 
 
 @register
-class Judged(Measure):
+class Judged(PerUserMeasure):
     """Judgment rate: the fraction of the top K that has a judgment (grade ≥ 0).
 
     Judged@K(u) = |{k ≤ min(K, n) : i_k judged}| / min(K, n) — divided by the list length when the list is
