@@ -23,6 +23,9 @@ def configure_rerank(p: argparse.ArgumentParser) -> None:
                    help="reranker parameter, repeatable (e.g. lambda=0.5)")
     p.add_argument("--aspects", required=True, help="item-aspect TSV (item aspect [weight])")
     p.add_argument("--train", help="training interactions TSV (user item value [timestamp]): profiles, popularity")
+    p.add_argument("--similarity", choices=("cosine", "jaccard"), default="cosine",
+                   help="item similarity over the aspects for distance-based rerankers (MMR, Ziegler): set cosine "
+                        "(default) or Jaccard (RankSys's JaccardFeatureItemDistanceModel)")
     p.add_argument("-k", type=int, default=100, help="length of the reranked lists (default 100)")
     p.add_argument("--seed", type=int, default=0, help="seed for randomised rerankers (default 0)")
     p.add_argument("-o", "--output", required=True, help="output TREC run")
@@ -34,6 +37,7 @@ def run_rerank(args) -> int:
     import numpy as np
     import pandas as pd
 
+    from recdiv.aspects.similarity import similarity_from_name
     from recdiv.aspects.space import AspectSpace
     from recdiv.data.interactions import Interactions
     from recdiv.data.rankings import Rankings
@@ -64,6 +68,8 @@ def run_rerank(args) -> int:
     if train is not None:
         inter = Interactions.from_frame(train, users=users, items=items)
     cands = Rankings.from_frame(pd.DataFrame(run), users, items)
-    out = reranker.rerank(cands, args.k, RerankContext(train=inter, aspects=space, seed=args.seed))
+    similarity = similarity_from_name(args.similarity, space)
+    out = reranker.rerank(cands, args.k, RerankContext(train=inter, aspects=space, similarity=similarity,
+                                                       seed=args.seed))
     write_trec_run(out.to_frame(), args.output, tag=f"{reranker.NAME}")
     return 0
