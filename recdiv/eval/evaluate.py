@@ -106,8 +106,9 @@ def evaluate(
     ms = parse_measures([measures] if isinstance(measures, str | Measure) else measures)
     for m in ms:
         if isinstance(m, PairwiseMeasure) and baseline not in runs:
+            names = ", ".join(list(runs)[:6]) + (", …" if len(runs) > 6 else "")
             raise ConfigError(f"{m} compares two runs: name the run to compare the others with, --baseline RUN "
-                              f"(one of: {', '.join(runs)}), or use `recdiv compare`")
+                              f"(one of: {names}), or use `recdiv compare`")
         m._check_context(context)
     users = qrels.users.id_of(qrels.population(context.threshold, context.population))
     per_user: dict[str, dict[str, np.ndarray]] = {}
