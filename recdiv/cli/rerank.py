@@ -68,8 +68,11 @@ def run_rerank(args) -> int:
     if train is not None:
         inter = Interactions.from_frame(train, users=users, items=items)
     cands = Rankings.from_frame(pd.DataFrame(run), users, items)
+    from recdiv.progress import Progress
+
     similarity = similarity_from_name(args.similarity, space)
-    out = reranker.rerank(cands, args.k, RerankContext(train=inter, aspects=space, similarity=similarity,
-                                                       seed=args.seed))
+    with Progress(f"rerank {reranker.NAME}", len(cands.users)):
+        out = reranker.rerank(cands, args.k, RerankContext(train=inter, aspects=space, similarity=similarity,
+                                                           seed=args.seed))
     write_trec_run(out.to_frame(), args.output, tag=f"{reranker.NAME}")
     return 0
