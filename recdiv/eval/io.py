@@ -64,7 +64,7 @@ def parse_rating_scale(scale: str | Sequence[float] | None, what: str = "--ratin
     return lo, hi
 
 
-PREDICTIONS_LAYOUT = [("user", "id"), ("item", "id"), ("score", "float")]
+PREDICTIONS_LAYOUT = [("user", "id"), ("item", "id"), ("prediction", "float")]
 
 
 def read_predictions(path: str | Path) -> pd.DataFrame:
@@ -76,7 +76,7 @@ def read_predictions(path: str | Path) -> pd.DataFrame:
     table = parse_table(path, PREDICTIONS_LAYOUT, sep=None, comments=True,
                         what="predictions file (user item prediction)")
     check_duplicates(table, ["user", "item"], "prediction")
-    return table.frame()
+    return table.frame().rename(columns={"prediction": "score"})
 
 
 def unpredicted_note(measures: Iterable[Measure], inputs: EvalInputs, names: Iterable[str]) -> str | None:

@@ -72,6 +72,9 @@ def test_predictions_from_the_command_line(files, capsys):
     assert main(["eval", str(qrels), "--predictions", str(bad), "-m", "RMSE"]) == 2
     assert capsys.readouterr().err.strip() == (f"recdiv: error: {bad}:2: duplicate prediction (user 'u1', "
                                                "item 'i1')")
+    bad.write_text("u1\ti1\tx\n")
+    assert main(["eval", str(qrels), "--predictions", str(bad), "-m", "RMSE"]) == 2
+    assert capsys.readouterr().err.strip() == f"recdiv: error: {bad}:1: prediction must be a number, got 'x'"
 
 
 @pytest.mark.realdata
