@@ -96,7 +96,8 @@ def unpredicted_note(measures: Iterable[Measure], inputs: EvalInputs, names: Ite
             parts.append(f"{name}: {rated - have} of {rated}")
     if not parts:
         return None
-    return (f"recdiv: note: {', '.join(users)} skip the test ratings without a prediction ({'; '.join(parts)} "
+    verb = "skips" if len(users) == 1 else "skip"
+    return (f"recdiv: note: {', '.join(users)} {verb} the test ratings without a prediction ({'; '.join(parts)} "
             "evaluated test ratings have none)")
 
 
@@ -121,7 +122,8 @@ def max_grade_note(measures: Iterable[Measure], inputs: EvalInputs, qrels_path: 
     if not users or inputs.context.scale is not None:
         return None
     value, source = max_grade(inputs.context, inputs.qrels)
-    return (f"recdiv: note: {', '.join(users)} use the maximum grade r_max = {value:g}, {source} ({qrels_path}); "
+    verb = "uses" if len(users) == 1 else "use"
+    return (f"recdiv: note: {', '.join(users)} {verb} the maximum grade r_max = {value:g}, {source} ({qrels_path}); "
             "declare the rating scale with --rating-scale MIN:MAX (gdeval fixes 4)")
 
 

@@ -73,7 +73,7 @@ def test_cli_errors_and_note(files, tmp_path, capsys):
         assert capsys.readouterr().err.startswith("recdiv: error: --rating-scale: expected")
     assert main(["eval", str(qrels), str(run), "-m", "ERR@10", "nDCG@10", "--rel-threshold", "1"]) == 0
     err = capsys.readouterr().err
-    assert "ERR@10 use the maximum grade r_max = 3, the largest grade in the qrels" in err and "nDCG" not in err
+    assert "ERR@10 uses the maximum grade r_max = 3, the largest grade in the qrels" in err and "nDCG" not in err
     assert main(["eval", str(qrels), str(run), "-m", "ERR@10", "--rel-threshold", "1", "--rating-scale", "0:4"]) == 0
     assert capsys.readouterr().err == ""
     with pytest.raises(ConfigError):

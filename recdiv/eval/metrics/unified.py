@@ -49,7 +49,7 @@ def item_probabilities(grades: np.ndarray, alpha: float, beta: float, r_max: flo
 def gamma_weights(view, source: str, measure: str = "ab-nDCG") -> np.ndarray:
     """(n, A) γ_a^u (eq. 9): rating-weighted aspect distribution of the training profile or of the test items."""
     if source == "train":
-        return user_distribution(view, "rating", measure)
+        return user_distribution(view, "rating", measure, instead="gamma_source=test")
     space = aspect_space(view)
     mass = np.asarray((view.qrels.matrix[view.users] @ space.indicator).todense(), dtype=np.float64)
     total = mass.sum(axis=1, keepdims=True)
