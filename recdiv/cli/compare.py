@@ -225,11 +225,7 @@ def handler(args: argparse.Namespace) -> int:
                              + {"table": c.to_table, "markdown": c.to_markdown}[args.format]())
         parts += [_format_preferences(r, args.format) for kind, r in reports if kind == "pref"]
         text = "\n".join(parts)
-    if args.output:
-        from recdiv.data.textio import atomic_write
+    from recdiv.cli.output import emit
 
-        with atomic_write(args.output) as fh:
-            fh.write(text)
-    else:
-        print(text, end="")
+    emit(text, args.output)
     return 0

@@ -109,13 +109,9 @@ def handler(args: argparse.Namespace) -> int:
             save(to_matplotlib(chart), args.plots / f"{stem}.svg")
     if args.html is not None:
         _write_html(study, args)
-    if args.output:
-        from recdiv.data.textio import atomic_write
+    from recdiv.cli.output import emit
 
-        with atomic_write(args.output) as fh:
-            fh.write(text)
-    else:
-        print(text, end="")
+    emit(text, args.output)
     return 0
 
 

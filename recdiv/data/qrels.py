@@ -13,6 +13,25 @@ from recdiv.data.interactions import Interactions, build_csr
 from recdiv.data.vocab import Vocab
 
 
+def is_relevant(grades, threshold: float) -> np.ndarray:
+    """The binary relevance rule of METRICS.md §0, written once: relevant ⇔ grade ≥ τ; unjudged items (NaN
+    grades) are not relevant, nor are negative labels (TREC: pooled but unjudged), so a τ below 0 acts as 0.
+    (The compiled kernels apply the same comparison to judged grades, with `relevance_threshold(τ)`.)"""
+    with np.errstate(invalid="ignore"):
+        return np.asarray(grades) >= relevance_threshold(threshold)
+
+
+def relevance_threshold(threshold):
+    """The τ the relevance rule compares with: τ, or 0 if τ < 0 (a negative label is never relevant)."""
+    return np.maximum(threshold, 0.0) if np.ndim(threshold) else max(float(threshold), 0.0)
+
+
+def is_judged(grades) -> np.ndarray:
+    """Judged ⇔ grade ≥ 0: NaN (not in the qrels) and negative labels (pooled but unjudged, trec_eval 10.0) are not."""
+    with np.errstate(invalid="ignore"):
+        return np.asarray(grades) >= 0.0
+
+
 @dataclass(frozen=True, eq=False)
 class Qrels:
     """Judged test items of every user with their grade (rating, or mapped play count).
@@ -54,14 +73,14 @@ class Qrels:
     def relevant(self, threshold: float = 4) -> sp.csr_matrix:
         """Boolean CSR of relevant (grade ≥ threshold, and ≥ 0) judgments."""
         m = self.matrix.copy()
-        m.data = (m.data >= max(threshold, 0.0)).astype(np.float64)
+        m.data = is_relevant(m.data, threshold).astype(np.float64)
         m.eliminate_zeros()
         return m
 
     def n_relevant(self, threshold: float = 4) -> np.ndarray:
         """|Rel_u| (grade ≥ threshold; a negative label is never relevant) for every user of the vocabulary."""
         m = self.matrix
-        return _count_at_least(m.indptr, m.data.astype(np.float64, copy=False), max(float(threshold), 0.0))
+        return _count_at_least(m.indptr, m.data.astype(np.float64, copy=False), relevance_threshold(threshold))
 
     def n_judged(self) -> np.ndarray:
         """|J_u|: judged test items (grade ≥ 0; negative labels are pooled but unjudged) of every user."""

@@ -69,6 +69,18 @@ class Chart:
         return list(dict.fromkeys(str(c) for s in self.series for c in s.y))
 
 
+def styled(chart: Chart):
+    """(series, colour, plotly symbol, matplotlib marker) of every series: emphasised series are black stars, the
+    others take `style(k)` in order."""
+    k = 0
+    for s in chart.series:
+        if s.emphasis:
+            yield s, "#000000", "star", "*"
+        else:
+            yield (s, *style(k))
+            k += 1
+
+
 def _finite(v) -> float | None:
     try:
         f = float(v)
@@ -81,13 +93,7 @@ def _finite(v) -> float | None:
 def to_plotly(chart: Chart) -> dict:
     """{"data": [...], "layout": {...}} for ``Plotly.newPlot`` (plain JSON values)."""
     data = []
-    k = 0
-    for s in chart.series:
-        if s.emphasis:
-            color, sym = "#000000", "star"
-        else:
-            color, sym, _ = style(k)
-            k += 1
+    for s, color, sym, _ in styled(chart):
         xs = [_finite(v) for v in s.x]
         ys = [str(v) for v in s.y] if chart.horizontal else [_finite(v) for v in s.y]
         mode = s.mode + ("+text" if s.labels and any(s.labels) else "")
@@ -152,13 +158,7 @@ def to_matplotlib(chart: Chart, ax=None, *, width: float = 6.4):
         fig = ax.figure
     cats = chart.categories() if chart.horizontal else []
     pos = {c: len(cats) - 1 - i for i, c in enumerate(cats)}
-    k = 0
-    for s in chart.series:
-        if s.emphasis:
-            color, mk = "black", "*"
-        else:
-            color, _, mk = style(k)
-            k += 1
+    for s, color, _, mk in styled(chart):
         xs = [_nan(v) for v in s.x]
         ys = [pos[str(v)] for v in s.y] if chart.horizontal else [_nan(v) for v in s.y]
         ls = "-" if "lines" in s.mode else "none"

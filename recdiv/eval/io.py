@@ -23,7 +23,7 @@ from recdiv.data.textio import read_interactions_tsv, read_item_aspects_tsv, rea
 from recdiv.data.vocab import Vocab
 from recdiv.errors import ConfigError, DataError
 from recdiv.eval.catalog import parse_measures
-from recdiv.eval.context import EvalContext
+from recdiv.eval.context import EvalContext, RunView
 from recdiv.eval.evaluate import Evaluation, evaluate
 from recdiv.eval.measure import Measure
 
@@ -89,7 +89,7 @@ def unpredicted_note(measures: Iterable[Measure], inputs: EvalInputs, names: Ite
         return None
     parts = []
     for name in names:
-        view = inputs.context.view(inputs.runs[name], inputs.qrels)
+        view = RunView.of(inputs.context, inputs.runs[name], inputs.qrels)
         rated = int(inputs.qrels.n_judged()[view.users].sum())
         have = int(prediction_errors(view)[1].sum())
         if have < rated:

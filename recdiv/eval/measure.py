@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from recdiv.errors import ConfigError
-from recdiv.eval.context import EvalContext
+from recdiv.eval.context import EvalContext, RunView
 from recdiv.registry import Registry
 
 if TYPE_CHECKING:
@@ -228,10 +228,10 @@ class PerUserMeasure(Measure):
     KIND = "per-user"
 
     def per_user(self, rankings: Rankings, qrels: Qrels, context: EvalContext | None = None) -> np.ndarray:
-        """Per-user values over the evaluated population (`context.view(...).users` order)."""
+        """Per-user values over the evaluated population (`RunView.of(context, ...).users` order)."""
         context = context or EvalContext()
         self._check_context(context)
-        return self.compute(context.view(rankings, qrels))
+        return self.compute(RunView.of(context, rankings, qrels))
 
     def compute(self, view) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -243,7 +243,7 @@ class PerUserMeasure(Measure):
     def value(self, rankings: Rankings, qrels: Qrels, context: EvalContext | None = None) -> float:
         """The system value: `aggregate` of the per-user values."""
         context = context or EvalContext()
-        return self.aggregate(self.per_user(rankings, qrels, context), context.view(rankings, qrels))
+        return self.aggregate(self.per_user(rankings, qrels, context), RunView.of(context, rankings, qrels))
 
 
 class SystemMeasure(Measure):
@@ -275,7 +275,7 @@ class PairwiseMeasure(Measure):
         """Per-user preference of run_x over run_y over the evaluated population (+1: X preferred)."""
         context = context or EvalContext()
         self._check_context(context)
-        vx, vy = context.view(run_x, qrels), context.view(run_y, qrels)
+        vx, vy = RunView.of(context, run_x, qrels), RunView.of(context, run_y, qrels)
         return self._rule(_cut(vx.rel, self.cutoff), _cut(vy.rel, self.cutoff))
 
     def _rule(self, rel_x: np.ndarray, rel_y: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract

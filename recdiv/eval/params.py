@@ -4,6 +4,7 @@ aggregates. A measure that needs another default uses `dataclasses.replace(PARAM
 
 from __future__ import annotations
 
+from recdiv.aspects.similarity import SIMILARITIES
 from recdiv.errors import ConfigError
 from recdiv.eval.measure import Param
 from recdiv.models.discount import SYNTAX as DISCOUNT_SYNTAX
@@ -14,8 +15,8 @@ from recdiv.models.relevance import parse_relevance
 __all__ = ["DISC", "DIST", "DISTANCES", "IDEAL_TIES", "POSITION_DISC", "PROFILE_REL", "REDUNDANCY", "REL", "UNDEFINED",
            "USERS", "WEIGHTS"]
 
-#: item distances d = 1 − sim of the distance-based measures
-DISTANCES = ("cosine", "jaccard", "latent-cosine", "pearson")
+#: item distances d = 1 − sim of the distance-based measures: the registered item similarities
+DISTANCES = tuple(SIMILARITIES.names())
 
 
 def _position_only(spec: str) -> None:

@@ -41,7 +41,7 @@ source of every formula; the section column points to it.
 
 Conventions shared by all accuracy measures (METRICS.md §0):
 
-- relevant ⇔ test grade ≥ τ (`--rel-threshold`, `EvalContext.threshold`, default 4); unjudged items are
+- relevant ⇔ test grade ≥ τ (`--rel-threshold`, `Context.threshold`, default 4); unjudged items are
   non-relevant (bpref and infAP skip them by definition);
 - a negative grade is trec_eval's "pooled but unjudged" label (sampled pools, ClueWeb's −2): never judged,
   never relevant; bpref skips it, infAP counts it in its pool factor, Judged does not count it;

@@ -26,7 +26,7 @@ import scipy.sparse as sp
 
 from recdiv.aspects.space import AspectSpace
 from recdiv.data._read import parse_table
-from recdiv.data.qrels import Qrels
+from recdiv.data.qrels import Qrels, is_relevant
 from recdiv.data.textio import GRADE_RANGE, check_duplicates
 from recdiv.data.vocab import Vocab
 
@@ -63,7 +63,8 @@ def subtopic_qrels(frame: pd.DataFrame, users: Vocab, items: Vocab) -> Qrels:
 
 def subtopic_space(frame: pd.DataFrame, items: Vocab, threshold: float) -> AspectSpace:
     """The virtual items' aspects: the subtopics each (topic, doc) is relevant to (judgment ≥ τ and > 0)."""
-    rel = frame[(frame["judgment"] >= threshold) & (frame["judgment"] > 0)]
+    g = frame["judgment"].to_numpy(np.float64)
+    rel = frame[is_relevant(g, threshold) & (g > 0)]
     names = Vocab.from_values(virtual_ids(frame["topic"], frame["subtopic"]))  # every subtopic, judged relevant or not
     rows = items.lookup(virtual_ids(rel["topic"], rel["doc"]))
     cols = names.lookup(virtual_ids(rel["topic"], rel["subtopic"]))

@@ -369,13 +369,32 @@ def _selection_html(selections: dict) -> str:
             f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
 
 
-def build_report(out: str | Path) -> Report:
-    """Write summary.csv/.md/.tex, plots/*.svg and report.html from the per-user scores in `out`."""
+def test_work(config: ExperimentConfig) -> float | None:
+    """Monte Carlo samples the report's tests draw (its progress total); None for the analytic tests."""
+    from recdiv.eval.stats.significance import BOOTSTRAP_SAMPLES, PERMUTATION_SAMPLES, canonical_test
+    from recdiv.eval.stats.tukey import TUKEY_SAMPLES
+
+    per = {"permutation": PERMUTATION_SAMPLES, "bootstrap": BOOTSTRAP_SAMPLES, "tukey": TUKEY_SAMPLES}
+    samples = per.get(canonical_test(config.statistics.test))
+    return None if samples is None else samples * len(config.datasets) * len(config.metrics.measures)
+
+
+def build_report(out: str | Path, progress: bool | None = None) -> Report:
+    """Write summary.csv/.md/.tex, plots/*.svg and report.html from the per-user scores in `out`; with a
+    randomised test (permutation, bootstrap, Tukey) a progress bar on a terminal (`progress`: None = auto)."""
+    from recdiv.progress import Progress
+
+    loaded = read_results(Path(out))
+    work = test_work(loaded[0])
+    with Progress("report: tests", work, enabled=progress if progress is not None else None if work else False):
+        return _build_report(Path(out), loaded)
+
+
+def _build_report(out: Path, loaded) -> Report:
     from recdiv.eval.charts import save, to_matplotlib
     from recdiv.eval.html import Page
 
-    out = Path(out)
-    config, systems, scores, system_scores = read_results(out)
+    config, systems, scores, system_scores = loaded
     results: dict[str, Any] = {}
     comparisons = _comparisons(config, systems, scores, system_scores, results)
     summary = _summary(comparisons)

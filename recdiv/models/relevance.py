@@ -22,6 +22,7 @@ import re
 
 import numpy as np
 
+from recdiv.data.qrels import is_judged, is_relevant
 from recdiv.errors import ConfigError
 
 __all__ = [
@@ -32,6 +33,8 @@ __all__ = [
     "NoRelevance",
     "RelevanceModel",
     "Unnormalised",
+    "is_judged",
+    "is_relevant",
     "parse_relevance",
 ]
 
@@ -78,7 +81,7 @@ class Binary(RelevanceModel):
     spec = "binary"
 
     def probability(self, grades, threshold, max_grade):
-        return (np.nan_to_num(grades, nan=-np.inf) >= threshold).astype(np.float64)
+        return is_relevant(grades, threshold).astype(np.float64)
 
 
 class Graded(RelevanceModel):
@@ -124,8 +127,8 @@ class Background(RelevanceModel):
 
     def probability(self, grades, threshold, max_grade):
         grades = np.asarray(grades, dtype=np.float64)
-        unjudged = ~(grades >= 0.0)  # NaN (not in the qrels) and negative labels
-        return np.where(unjudged, self.b, (np.nan_to_num(grades) >= threshold).astype(np.float64))
+        # NaN (not in the qrels) and negative labels (pooled but unjudged) are unjudged
+        return np.where(is_judged(grades), is_relevant(grades, threshold).astype(np.float64), self.b)
 
 
 def _num(x: float) -> str:

@@ -10,6 +10,7 @@ import pytest
 from recdiv.aspects.space import AspectSpace
 from recdiv.data import Interactions, Qrels, Rankings, Vocab
 from recdiv.eval import EvalContext, parse_measure
+from recdiv.eval.context import RunView
 from recdiv.models.novelty import short_head
 from tests.diversifiers.example_e import example_e
 
@@ -91,7 +92,7 @@ def test_popularity_against_per_user_loops():
         left -= pop[j]
         if left <= 0:
             break
-    view = ctx.view(run, qrels)
+    view = RunView.of(ctx, run, qrels)
     lists = {u: [j for j in view.items[n][:5] if j >= 0] for n, u in enumerate(view.users)}
     rel = {u: set(np.flatnonzero(qrels.matrix[u].toarray()[0] >= 4)) for u in view.users}
     want = {"ARP@5": [np.mean([pop[j] for j in lists[u]]) for u in view.users],

@@ -9,6 +9,7 @@ import pytest
 
 from recdiv.cli import main
 from recdiv.eval import parse_measure
+from recdiv.eval.context import RunView
 from recdiv.eval.io import load_inputs
 
 
@@ -36,7 +37,7 @@ def test_rmse_mae_equal_lenskit(files):
     qrels, pred, truth, scores = files
     inputs = load_inputs(qrels, [], predictions=[pred], population="judged")
     r, q, ctx = inputs.runs["pred"], inputs.qrels, inputs.context
-    users = [str(u) for u in q.users.id_of(ctx.view(r, q).users)]
+    users = [str(u) for u in q.users.id_of(RunView.of(ctx, r, q).users)]
     assert len(users) == 25
     for ours, theirs in (("RMSE", RMSE(missing_scores="ignore", missing_truth="ignore")),
                          ("MAE", MAE(missing_scores="ignore", missing_truth="ignore"))):

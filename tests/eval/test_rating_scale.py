@@ -12,7 +12,7 @@ import pytest
 from recdiv.cli import main
 from recdiv.errors import ConfigError, DataError
 from recdiv.eval import parse_measure
-from recdiv.eval.context import EvalContext
+from recdiv.eval.context import EvalContext, RunView
 from recdiv.eval.io import load_inputs
 
 
@@ -44,7 +44,7 @@ def test_err_with_scale_0_4_equals_gdeval(files):
         m = parse_measure(f"ERR@{k}")
         for inputs, equal in ((declared, True), (largest, False)):
             r, q, ctx = inputs.runs["run"], inputs.qrels, inputs.context
-            users = q.users.id_of(ctx.view(r, q).users)
+            users = q.users.id_of(RunView.of(ctx, r, q).users)
             want = np.array([ref[(u, f"ERR@{k}")] for u in users])
             got = m.per_user(r, q, ctx)
             assert np.allclose(got, want, atol=5.1e-6) == equal  # gdeval prints 5 decimals

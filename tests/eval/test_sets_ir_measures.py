@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from recdiv.eval import parse_measure
+from recdiv.eval.context import RunView
 from recdiv.eval.io import load_inputs
 
 PAIRS = [("Judged@5", "Judged@5"), ("Judged@10", "Judged@10"), ("Judged", "Judged"), ("SetP", "SetP"),
@@ -36,7 +37,7 @@ def test_equal_to_ir_measures(tmp_path, seed):
     agg = ir_measures.calc_aggregate(measures, qrels, run)
     inputs = load_inputs(tmp_path / "qrels", [tmp_path / "run"], threshold=1.0, population="judged")
     r, q, ctx = inputs.runs["run"], inputs.qrels, inputs.context
-    users = q.users.id_of(ctx.view(r, q).users)
+    users = q.users.id_of(RunView.of(ctx, r, q).users)
     for ours, theirs in PAIRS:
         m = parse_measure(ours)
         want = np.array([ref[str(ir_measures.parse_measure(theirs))][u] for u in users])

@@ -20,6 +20,7 @@ import pytest
 
 from recdiv.cli import main
 from recdiv.eval import parse_measure
+from recdiv.eval.context import RunView
 from recdiv.eval.io import load_inputs
 
 CUTOFFS = (5, 10, 20)
@@ -73,7 +74,7 @@ def test_subtopics_equal_ndeval_on_every_topic(reference_tools, tmp_path, seed):
     for path in runs:
         ref = ndeval(reference_tools / "ndeval", qrels, path)
         r = inputs.runs[path.name]
-        users = [str(u) for u in q.users.id_of(ctx.view(r, q).users)]
+        users = [str(u) for u in q.users.id_of(RunView.of(ctx, r, q).users)]
         assert len(users) == 30 and len(ref) == 30 - 3 + 1  # the amean row; 3 topics have no run
         for nd, ours in PAIRS:
             got = parse_measure(ours).per_user(r, q, ctx)
@@ -103,7 +104,7 @@ def test_subtopics_equal_pyndeval_full_precision(tmp_path):
         t, _, d, _, s, _ = line.split()
         nd_r.append((t, d, float(s)))
     ref = pyndeval.ndeval(nd_q, nd_r, measures=[p[0] for p in PAIRS], alpha=0.5, beta=0.5)
-    users = [str(u) for u in q.users.id_of(ctx.view(r, q).users)]
+    users = [str(u) for u in q.users.id_of(RunView.of(ctx, r, q).users)]
     for nd, ours in PAIRS:
         got = parse_measure(ours).per_user(r, q, ctx)
         want = np.nan_to_num(np.array([ref.get(u, {}).get(nd, 0.0) for u in users]), nan=0.0)

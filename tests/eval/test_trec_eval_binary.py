@@ -17,6 +17,7 @@ import pytest
 import pytrec_eval
 
 from recdiv.eval import parse_measure
+from recdiv.eval.context import RunView
 from recdiv.eval.io import load_inputs
 
 # recdiv measure → trec_eval per-query measure name (and the -m option that produces it)
@@ -87,7 +88,7 @@ def test_accuracy_measures_equal_trec_eval_with_negative_labels(reference_tools,
     full = _pytrec(qrels, run, level)
     inputs = load_inputs(qrels, [run], threshold=float(level), population="judged")
     r, q, ctx = inputs.runs["run"], inputs.qrels, inputs.context
-    users = q.users.id_of(ctx.view(r, q).users)
+    users = q.users.id_of(RunView.of(ctx, r, q).users)
     assert len(users) == 40 and int(ref["all"]["num_q"]) == 40
     checked = 0
     in_run = np.array([u in full for u in users])  # pytrec_eval evaluates the topics of the run only

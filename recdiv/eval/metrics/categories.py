@@ -11,6 +11,8 @@ from recdiv.eval.measure import Measure, Param, PerUserMeasure, register
 from recdiv.eval.metrics.expected import _cached
 from recdiv.eval.metrics.intents import aspect_space, user_distribution
 from recdiv.models.calibration import miscalibration
+from recdiv.models.concentration import entropy
+from recdiv.models.intent import item_aspect_distribution
 
 __all__ = ["Miscalibration", "RankBiasedEntropy"]
 
@@ -51,7 +53,7 @@ class Miscalibration(PerUserMeasure):
         p = user_distribution(view, self.weighting, str(self))
         items = _list(self, view)
         n = (items >= 0).sum(axis=1)
-        per_item = _cached(view.context, ("p(g|i)", id(space)), space.item_distribution)
+        per_item = _cached(view.context, ("p(g|i)", space), lambda: item_aspect_distribution(space))
         q = _rows(per_item, items).sum(axis=1) / np.maximum(n, 1)[:, None]
         return np.where(n > 0, miscalibration(p, q, self.alpha), 0.0)
 
@@ -80,8 +82,5 @@ class RankBiasedEntropy(PerUserMeasure):
         items = _list(self, view)
         w = self.p ** np.arange(items.shape[1], dtype=np.float64)
         c = np.einsum("nka,k->na", _rows(space.indicator, items), w) + self.smoothing
-        total = c.sum(axis=1, keepdims=True)
-        pi = np.divide(c, total, out=np.zeros_like(c), where=total > 0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            h = -np.where(pi > 0, pi * np.log2(np.where(pi > 0, pi, 1.0)), 0.0).sum(axis=1)
+        h = np.array([entropy(row) for row in c])  # the one entropy (recdiv.models.concentration)
         return np.where((items >= 0).any(axis=1), h, 0.0)

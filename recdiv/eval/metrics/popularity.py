@@ -16,6 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from recdiv.errors import ConfigError
+from recdiv.eval.context import RunView
 from recdiv.eval.measure import Measure, Param, PerUserMeasure, SystemMeasure, register
 from recdiv.eval.metrics.expected import _cached
 from recdiv.eval.metrics.intents import user_rows
@@ -38,7 +39,7 @@ def _train(measure: Measure, view):
 
 def _head(measure: Measure, view) -> np.ndarray:
     train = _train(measure, view)
-    return _cached(view.context, ("short-head", id(train), measure.head), lambda: short_head(train, measure.head))
+    return _cached(view.context, ("short-head", train, measure.head), lambda: short_head(train, measure.head))
 
 
 def _list(measure: Measure, view) -> tuple[np.ndarray, np.ndarray]:
@@ -131,7 +132,7 @@ class _GroupDisparity(SystemMeasure):
         raise NotImplementedError  # pragma: no cover - abstract
 
     def system_value(self, rankings: Rankings, qrels: Qrels, context: EvalContext) -> float:
-        view = context.view(rankings, qrels)
+        view = RunView.of(context, rankings, qrels)
         items, _ = _list(self, view)
         num, den = self.counts(view, items, _head(self, view))
         p = np.divide(num, den, out=np.zeros(2), where=den > 0)
