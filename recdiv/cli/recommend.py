@@ -48,7 +48,7 @@ def run_recommend(args: argparse.Namespace) -> int:
     import numpy as np
 
     from recdiv.algorithms.registry import RECOMMENDERS, make_recommender
-    from recdiv.data.textio import id_strings, write_trec_run
+    from recdiv.data.textio import id_strings, write_rankings
 
     params = parse_params(args.param)
     entry = RECOMMENDERS.entry(args.algo)
@@ -80,7 +80,7 @@ def run_recommend(args: argparse.Namespace) -> int:
         model.fit(split.train, **side)
         bar.stage(f"recommend {name}", len(users))
         rankings = model.recommend(users, args.n)
-    write_trec_run(rankings.to_frame(), args.output, tag=args.tag or name)
+    write_rankings(rankings, args.output, tag=args.tag or name)
     print(f"{name}: {len(users)} test users, {int(rankings.lengths.sum())} recommendations "
           f"in {time.perf_counter() - t0:.1f}s -> {args.output}", file=sys.stderr)
     return 0

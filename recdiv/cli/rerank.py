@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from recdiv.cli.params import parse_params
-from recdiv.errors import ConfigError, DataError
+from recdiv.errors import ConfigError
 
 
 def configure_rerank(p: argparse.ArgumentParser) -> None:
@@ -33,16 +33,11 @@ def configure_rerank(p: argparse.ArgumentParser) -> None:
 
 
 def run_rerank(args) -> int:
-    # deferred: numpy, pandas and the rerankers (numba) load only when the command runs
-    import numpy as np
-    import pandas as pd
-
+    # deferred: the readers and the rerankers (numba) load only when the command runs
     from recdiv.aspects.similarity import similarity_from_name
     from recdiv.aspects.space import AspectSpace
-    from recdiv.data.interactions import Interactions
-    from recdiv.data.rankings import Rankings
-    from recdiv.data.textio import read_interactions_tsv, read_item_aspects_tsv, read_trec_run, write_trec_run
-    from recdiv.data.vocab import Vocab
+    from recdiv.data.tables import aspect_matrix, dense, interactions_of, rankings_of, shared_vocab
+    from recdiv.data.textio import parse_interactions_tsv, parse_item_aspects_tsv, parse_trec_run, write_rankings
     from recdiv.diversifiers.base import RerankContext
     from recdiv.diversifiers.registry import make_reranker
 
@@ -51,28 +46,21 @@ def run_rerank(args) -> int:
     reranker = make_reranker(args.method, **parse_params(args.param))
     if "train" in reranker.NEEDS and not args.train:
         raise ConfigError(f"{reranker.NAME} needs --train (user profiles or popularity)")
-    run = read_trec_run(args.run)
-    asp = read_item_aspects_tsv(args.aspects)
-    train = read_interactions_tsv(args.train) if args.train else None
-    known = [asp["item"]] + ([train["item"]] if train is not None else [])
-    items = Vocab.from_values(*known)
-    unknown = ~run["item"].isin(items.index).to_numpy()
-    if unknown.any():
-        j = int(np.flatnonzero(unknown)[0])
-        where = "the aspect file" + (" or the training file" if train is not None else "")
-        raise DataError(f"item {run['item'].iloc[j]!r} is in neither {where}", args.run,
-                        int(run.attrs["lineno"][j]))
-    users = Vocab.from_values(run["user"], *([train["user"]] if train is not None else []))
-    space = AspectSpace.from_frame(asp, items)
-    inter = None
-    if train is not None:
-        inter = Interactions.from_frame(train, users=users, items=items)
-    cands = Rankings.from_frame(pd.DataFrame(run), users, items)
+    run = parse_trec_run(args.run)
+    asp = parse_item_aspects_tsv(args.aspects)
+    train = parse_interactions_tsv(args.train) if args.train else None
+    items = shared_vocab(asp["item"], *([train["item"]] if train is not None else []))
+    where = "the aspect file" + (" nor the training file" if train is not None else "")
+    dense(run["item"], items, run, f"item {{id!r}} is in neither {where}")  # every candidate must be known
+    users = shared_vocab(run["user"], *([train["user"]] if train is not None else []))
+    space = AspectSpace(items, *aspect_matrix(asp, items))
+    inter = interactions_of(train, users, items) if train is not None else None
+    cands = rankings_of(run, users, items)
     from recdiv.progress import Progress
 
     similarity = similarity_from_name(args.similarity, space)
     with Progress(f"rerank {reranker.NAME}", len(cands.users)):
         out = reranker.rerank(cands, args.k, RerankContext(train=inter, aspects=space, similarity=similarity,
                                                            seed=args.seed))
-    write_trec_run(out.to_frame(), args.output, tag=f"{reranker.NAME}")
+    write_rankings(out, args.output, tag=f"{reranker.NAME}")
     return 0

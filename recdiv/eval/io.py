@@ -7,25 +7,32 @@ All ids read from files are strings. Users and items of every file (qrels, runs,
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
-
-from recdiv.aspects.space import AspectSpace
-from recdiv.data.interactions import Interactions
-from recdiv.data.lenskit_io import qrels_from_itemlists, rankings_from_itemlists
+from recdiv.data._read import Table, parse_table
 from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
-from recdiv.data.textio import read_interactions_tsv, read_item_aspects_tsv, read_trec_qrels, read_trec_run
+from recdiv.data.tables import aspect_matrix, interactions_of, qrels_of, rankings_of, shared_vocab
+from recdiv.data.textio import (
+    check_duplicates,
+    parse_interactions_tsv,
+    parse_item_aspects_tsv,
+    parse_trec_qrels,
+    parse_trec_run,
+)
 from recdiv.data.vocab import Vocab
 from recdiv.errors import ConfigError, DataError
 from recdiv.eval.catalog import parse_measures
 from recdiv.eval.context import EvalContext, RunView
 from recdiv.eval.evaluate import Evaluation, evaluate
 from recdiv.eval.measure import Measure
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass
@@ -43,13 +50,6 @@ def run_names(paths: Sequence[str | Path]) -> list[str]:
     return [s if stems.count(s) == 1 else str(p) for s, p in zip(stems, paths)]
 
 
-def _rankings(frame: pd.DataFrame, users: Vocab, items: Vocab, path) -> Rankings:
-    try:
-        return Rankings.from_frame(frame, users, items, order="score")
-    except ValueError as e:  # duplicates are caught by the reader; this is a last guard
-        raise DataError(str(e), path) from None
-
-
 def parse_rating_scale(scale: str | Sequence[float] | None, what: str = "--rating-scale") -> tuple[float, float] | None:
     """(min, max) from ``"MIN:MAX"`` or a pair; 0 ≤ MIN < MAX (negative qrels labels mean pooled but unjudged)."""
     if scale is None:
@@ -58,7 +58,7 @@ def parse_rating_scale(scale: str | Sequence[float] | None, what: str = "--ratin
         lo, hi = (float(x) for x in (scale.split(":") if isinstance(scale, str) else scale))
     except (ValueError, TypeError):
         raise ConfigError(f"{what}: expected MIN:MAX (e.g. 1:5), got {scale!r}") from None
-    if not (np.isfinite(lo) and np.isfinite(hi) and 0 <= lo < hi):
+    if not (math.isfinite(lo) and math.isfinite(hi) and 0 <= lo < hi):
         raise ConfigError(f"{what}: expected finite 0 <= MIN < MAX, got {scale!r} (grades below 0 are "
                           "trec_eval's pooled-but-unjudged labels, not ratings: shift the ratings)")
     return lo, hi
@@ -67,16 +67,14 @@ def parse_rating_scale(scale: str | Sequence[float] | None, what: str = "--ratin
 PREDICTIONS_LAYOUT = [("user", "id"), ("item", "id"), ("prediction", "float")]
 
 
-def read_predictions(path: str | Path) -> pd.DataFrame:
-    """Rating predictions (user item prediction) -> DataFrame user, item, score; a repeated (user, item) is an
-    error naming file and line."""
-    from recdiv.data._read import parse_table
-    from recdiv.data.textio import check_duplicates
-
+def parse_predictions(path: str | Path) -> Table:
+    """Rating predictions (user item prediction) -> Table (user, item, score: the prediction); a repeated
+    (user, item) is an error naming file and line."""
     table = parse_table(path, PREDICTIONS_LAYOUT, sep=None, comments=True,
                         what="predictions file (user item prediction)")
     check_duplicates(table, ["user", "item"], "prediction")
-    return table.frame().rename(columns={"prediction": "score"})
+    table.columns["score"] = table.columns.pop("prediction")
+    return table
 
 
 def unpredicted_note(measures: Iterable[Measure], inputs: EvalInputs, names: Iterable[str]) -> str | None:
@@ -101,17 +99,19 @@ def unpredicted_note(measures: Iterable[Measure], inputs: EvalInputs, names: Ite
             "evaluated test ratings have none)")
 
 
-def check_scale(frame: pd.DataFrame, column: str, scale: tuple[float, float] | None) -> None:
+def check_scale(table: Table, column: str, scale: tuple[float, float] | None) -> None:
     """DataError (file:line) for the first judged grade (≥ 0) outside the declared scale; negative labels pass."""
     if scale is None:
         return
-    g = frame[column].to_numpy(np.float64)
-    bad = (g >= 0) & ((g < scale[0]) | (g > scale[1]))
+    import numpy as np
+
+    from recdiv.data.qrels import is_judged
+
+    g = np.asarray(table[column], dtype=np.float64)
+    bad = is_judged(g) & ((g < scale[0]) | (g > scale[1]))
     if bad.any():
         j = int(np.flatnonzero(bad)[0])
-        lines = frame.attrs.get("lineno")
-        raise DataError(f"grade {g[j]:g} is outside the rating scale {scale[0]:g}:{scale[1]:g} (--rating-scale)",
-                        frame.attrs.get("path"), None if lines is None else int(lines[j]))
+        raise table.error(f"grade {g[j]:g} is outside the rating scale {scale[0]:g}:{scale[1]:g} (--rating-scale)", j)
 
 
 def max_grade_note(measures: Iterable[Measure], inputs: EvalInputs, qrels_path: str | Path) -> str | None:
@@ -157,6 +157,9 @@ def load_inputs(
     ndeval's format); the topic-level qrels and the aspects become per-topic virtual items
     (`recdiv.eval.subtopics`), for the intent-aware and unified measures; `train`, `aspects` and `previous`
     cannot be combined with it.
+
+    Files are held as compact arrays from the parser on: ids dictionary-encoded (a few bytes per line, each
+    distinct id looked up once), numbers as float64 — never a Python object per line.
     """
     if population not in ("relevant", "judged"):
         raise ConfigError(f"population must be relevant or judged, got {population!r}")
@@ -174,33 +177,31 @@ def load_inputs(
         return _load_subtopic_inputs(subtopics, run_paths, threshold, population, scale)
     if qrels_path is None:
         raise ConfigError("a qrels file (or --subtopics FILE) is needed")
-    qf = read_trec_qrels(qrels_path)
-    check_scale(qf, "grade", scale)
-    rfs = [read_trec_run(p) for p in run_paths] + [read_predictions(p) for p in predictions]
+    qt = parse_trec_qrels(qrels_path)
+    check_scale(qt, "grade", scale)
+    rts = [parse_trec_run(p) for p in run_paths] + [parse_predictions(p) for p in predictions]
     run_paths = [*run_paths, *predictions]
-    tf = read_interactions_tsv(train) if train is not None else None
-    af = read_item_aspects_tsv(aspects) if aspects is not None else None
-    pf = read_trec_run(previous) if previous is not None else None
-    user_cols = [qf["user"], *(f["user"] for f in rfs)]
-    item_cols = [qf["item"], *(f["item"] for f in rfs)]
-    for f in (tf, pf):
-        if f is not None:
-            user_cols.append(f["user"])
-            item_cols.append(f["item"])
-    if af is not None:
-        item_cols.append(af["item"])
-    users = Vocab.from_values(*user_cols)
-    items = Vocab.from_values(*item_cols)
-    qrels = Qrels.from_frame(qf, users, items)
-    runs = {name: _rankings(f, users, items, p) for name, f, p in zip(run_names(run_paths), rfs, run_paths)}
+    tt = parse_interactions_tsv(train) if train is not None else None
+    at = parse_item_aspects_tsv(aspects) if aspects is not None else None
+    pt = parse_trec_run(previous) if previous is not None else None
+    tables = [t for t in (qt, *rts, tt, pt) if t is not None]
+    users = shared_vocab(*(t["user"] for t in tables))
+    items = shared_vocab(*(t["item"] for t in tables), *([at["item"]] if at is not None else []))
+    del tables
+    qrels = qrels_of(qt, users, items)
+    del qt
+    runs = {}
+    for name in run_names(run_paths):  # each run's table is freed once its rankings are built
+        runs[name] = rankings_of(rts.pop(0), users, items)
     context = EvalContext(threshold=threshold, population=population, scale=scale)  # type: ignore[arg-type]
-    if tf is not None:
-        context.train = Interactions.from_frame(tf, users=users, items=items)
-    if af is not None:
+    if tt is not None:
+        context.train = interactions_of(tt, users, items)
+    if at is not None:
+        from recdiv.aspects.space import AspectSpace
 
-        context.aspects = AspectSpace.from_frame(af, items)
-    if pf is not None:
-        context.previous = _rankings(pf, users, items, previous)
+        context.aspects = AspectSpace(items, *aspect_matrix(at, items))
+    if pt is not None:
+        context.previous = rankings_of(pt, users, items)
     return EvalInputs(qrels, runs, context)
 
 
@@ -209,10 +210,11 @@ def _load_subtopic_inputs(path, run_paths, threshold, population, scale) -> Eval
 
     sf = read_subtopic_qrels(path)
     check_scale(sf, "judgment", scale)
-    rfs = [run_frame(read_trec_run(p)) for p in run_paths]
+    sf = sf.frame()
+    rfs = [run_frame(parse_trec_run(p).frame()) for p in run_paths]
     users = Vocab.from_values(sf["topic"], *(f["user"] for f in rfs))
     items = Vocab.from_values(virtual_ids(sf["topic"], sf["doc"]), *(f["item"] for f in rfs))
-    runs = {name: _rankings(f, users, items, p) for name, f, p in zip(run_names(run_paths), rfs, run_paths)}
+    runs = {name: Rankings.from_frame(f, users, items, order="score") for name, f in zip(run_names(run_paths), rfs)}
     context = EvalContext(threshold=threshold, population=population, scale=scale)  # type: ignore[arg-type]
     context.aspects = subtopic_space(sf, items, threshold)
     return EvalInputs(subtopic_qrels(sf, users, items), runs, context)
@@ -273,6 +275,7 @@ def inputs_from_itemlists(recs, test, *, grade_field: str = "rating") -> tuple[R
     rf, tf = _itemlist_frame(recs, "recommendation"), _itemlist_frame(test, "test")
     users = Vocab.from_values(rf["user"], tf["user"])
     items = Vocab.from_values(rf["item"], tf["item"])
+    from recdiv.data.lenskit_io import qrels_from_itemlists, rankings_from_itemlists
 
     return rankings_from_itemlists(recs, users, items), qrels_from_itemlists(test, users, items, field=grade_field)
 
@@ -290,6 +293,7 @@ def evaluate_itemlists(
     with one run named "recs" (`.table()` for the system values, `.user_table("recs")` for the per-user ones).
     Context-dependent measures (novelty, aspects) need `recdiv.eval.evaluate.evaluate` with an `EvalContext`.
     """
+
     rankings, qrels = inputs_from_itemlists(recs, test, grade_field=grade_field)
     context = EvalContext(threshold=threshold, population=population)  # type: ignore[arg-type]
     return evaluate({"recs": rankings}, qrels, measures, context)

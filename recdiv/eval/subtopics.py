@@ -25,7 +25,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from recdiv.aspects.space import AspectSpace
-from recdiv.data._read import parse_table
+from recdiv.data._read import Table, parse_table
 from recdiv.data.qrels import Qrels, is_relevant
 from recdiv.data.textio import GRADE_RANGE, check_duplicates
 from recdiv.data.vocab import Vocab
@@ -34,9 +34,9 @@ SUBTOPIC_LAYOUT = [("topic", "id"), ("subtopic", "id"), ("doc", "id"), ("judgmen
 SEP = "\t"  # never inside an id (the formats are whitespace-separated)
 
 
-def read_subtopic_qrels(path: str | Path) -> pd.DataFrame:
-    """Subtopic qrels (topic subtopic doc judgment) -> DataFrame topic, subtopic, doc, judgment (ids as strings,
-    judgments −127..127 as read; attrs `path`, `lineno`). A repeated (topic, subtopic, doc) is an error."""
+def read_subtopic_qrels(path: str | Path) -> Table:
+    """Subtopic qrels (topic subtopic doc judgment) -> Table topic, subtopic, doc, judgment (judgments −127..127
+    as read; `.frame()` gives a DataFrame with ids as strings). A repeated (topic, subtopic, doc) is an error."""
     table = parse_table(path, SUBTOPIC_LAYOUT, sep=None, comments=True,
                         what="subtopic qrels file (topic subtopic doc judgment)")
     g = table["judgment"]
@@ -45,7 +45,7 @@ def read_subtopic_qrels(path: str | Path) -> pd.DataFrame:
         j = int(np.flatnonzero(bad)[0])
         raise table.error(f"judgment must be between {GRADE_RANGE[0]} and {GRADE_RANGE[1]}, got {float(g[j]):g}", j)
     check_duplicates(table, ["topic", "subtopic", "doc"], "subtopic judgment")
-    return table.frame()
+    return table
 
 
 def virtual_ids(topics, docs) -> np.ndarray:
