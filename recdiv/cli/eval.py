@@ -18,6 +18,7 @@ import json
 import math
 import sys
 
+from recdiv.cli.options import finite_float
 from recdiv.errors import ConfigError
 
 DEFAULT_MEASURES = ["P@10", "Recall@10", "AP", "nDCG@10", "RR"]
@@ -35,7 +36,7 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
                         "intent-aware and unified measures (default --rel-threshold 1)")
     p.add_argument("-m", "--measure", dest="measures", action="extend", nargs="+", metavar="MEASURE",
                    help=f"measure, e.g. nDCG@10 or 'nDCG(gain=exp)@10' (default: {' '.join(DEFAULT_MEASURES)})")
-    p.add_argument("--rel-threshold", type=float, default=None, metavar="TAU",
+    p.add_argument("--rel-threshold", type=finite_float, default=None, metavar="TAU",
                    help="relevant <=> grade >= TAU (default 4; 1 with --subtopics)")
     p.add_argument("--population", choices=["relevant", "judged"], default=None,
                    help="users averaged over: with >= 1 relevant test item (default) or >= 1 judged item (trec_eval; "

@@ -6,8 +6,10 @@ import argparse
 import sys
 import time
 
+from recdiv.cli.options import positive_int, seed
 from recdiv.cli.params import parse_params
 from recdiv.errors import ConfigError
+from recdiv.outputs import check_output_file
 
 
 def configure_recommend(p: argparse.ArgumentParser) -> None:
@@ -21,8 +23,8 @@ def configure_recommend(p: argparse.ArgumentParser) -> None:
     p.add_argument("--algo", required=True, metavar="NAME",
                    help="recommender: " + ", ".join(RECOMMENDERS) + " (any case and punctuation), or module:Class")
     p.add_argument("--param", action="append", default=[], metavar="K=V", help="hyperparameter (repeatable)")
-    p.add_argument("-n", type=int, default=500, help="list length (default 500)")
-    p.add_argument("--seed", type=int, default=None, help="seed for the split and the recommender")
+    p.add_argument("-n", type=positive_int, default=500, help="list length (default 500)")
+    p.add_argument("--seed", type=seed, default=None, help="seed for the split and the recommender (≥ 0)")
     p.add_argument("--tag", default=None, help="run tag in the TREC file (default: the algorithm name)")
     p.add_argument("--predict", action="store_true",
                    help="write rating predictions of the split's test pairs (user item prediction) instead of a run; "
@@ -56,8 +58,7 @@ def run_recommend(args: argparse.Namespace) -> int:
     if args.seed is not None and "seed" in cls.Config.model_fields and "seed" not in params:
         params["seed"] = args.seed
     model = make_recommender(args.algo, **params)
-    if args.n < 1:
-        raise ConfigError(f"-n must be at least 1, got {args.n}")
+    check_output_file(args.output, "-o")
     dataset, split = _load(args)
     id_strings(dataset.users.ids, args.output, "user id")  # fail before fitting: a TREC run cannot hold these ids
     id_strings(dataset.items.ids, args.output, "item id")

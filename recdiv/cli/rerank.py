@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import argparse
 
+from recdiv.cli.options import positive_int, seed
 from recdiv.cli.params import parse_params
 from recdiv.errors import ConfigError
+from recdiv.outputs import check_output_file
 
 
 def configure_rerank(p: argparse.ArgumentParser) -> None:
@@ -26,8 +28,8 @@ def configure_rerank(p: argparse.ArgumentParser) -> None:
     p.add_argument("--similarity", choices=("cosine", "jaccard"), default="cosine",
                    help="item similarity over the aspects for distance-based rerankers (MMR, Ziegler): set cosine "
                         "(default) or Jaccard (RankSys's JaccardFeatureItemDistanceModel)")
-    p.add_argument("-k", type=int, default=100, help="length of the reranked lists (default 100)")
-    p.add_argument("--seed", type=int, default=0, help="seed for randomised rerankers (default 0)")
+    p.add_argument("-k", type=positive_int, default=100, help="length of the reranked lists (default 100)")
+    p.add_argument("--seed", type=seed, default=0, help="seed for randomised rerankers (≥ 0, default 0)")
     p.add_argument("-o", "--output", required=True, help="output TREC run")
     p.set_defaults(func=run_rerank)
 
@@ -41,11 +43,10 @@ def run_rerank(args) -> int:
     from recdiv.diversifiers.base import RerankContext
     from recdiv.diversifiers.registry import make_reranker
 
-    if args.k < 1:
-        raise ConfigError("-k must be at least 1")
     reranker = make_reranker(args.method, **parse_params(args.param))
     if "train" in reranker.NEEDS and not args.train:
         raise ConfigError(f"{reranker.NAME} needs --train (user profiles or popularity)")
+    check_output_file(args.output, "-o")
     run = parse_trec_run(args.run)
     asp = parse_item_aspects_tsv(args.aspects)
     train = parse_interactions_tsv(args.train) if args.train else None

@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from recdiv.errors import ConfigError
 from recdiv.eval.context import RunView
@@ -141,6 +140,8 @@ class _GroupDisparity(SystemMeasure):
     @staticmethod
     def _unseen(view, train, group: np.ndarray, among=None) -> float:
         """Σ_u |G \\ P_u| over the evaluated users, or Σ_u |G ∩ among_u \\ P_u| (`among`: users × items CSR)."""
+        import scipy.sparse as sp
+
         rows = user_rows(view, train)
         seen = train.matrix[np.maximum(rows, 0)].astype(bool).astype(np.float64)
         seen = sp.diags((rows >= 0).astype(np.float64)) @ seen  # users absent from training have seen nothing
