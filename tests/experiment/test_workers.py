@@ -45,6 +45,25 @@ def _wait_for(predicate, seconds: float, what: str) -> None:
         time.sleep(0.05)
 
 
+def _kill_and_check(proc: subprocess.Popen, mark: str, tmp: Path) -> None:
+    """SIGKILL the main process; then every process it started ends and `tmp` (its TMPDIR) is left empty."""
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    _wait_for(lambda: not _marked(mark), 30, "the workers, forkserver and resource tracker to end")
+    assert not list(tmp.iterdir()), f"temporary files left behind: {list(tmp.iterdir())}"
+
+
+def _clean_up(proc: subprocess.Popen, mark: str, tmp: Path) -> None:
+    """Never leave processes or folders behind, even when the test fails."""
+    shutil.rmtree(tmp, ignore_errors=True)
+    for pid in _marked(mark):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
 def test_sigkill_of_the_main_process_leaves_no_worker_and_no_temporary_folder(tmp_path):
     toml = tmp_path / "small.toml"
     toml.write_text(SMALL_TOML, "utf-8")
@@ -62,18 +81,9 @@ def test_sigkill_of_the_main_process_leaves_no_worker_and_no_temporary_folder(tm
                   120, "the worker processes")
         assert proc.poll() is None, f"the run ended before it could be killed: {log.read_text(errors='replace')}"
         assert list(tmp.glob("pymp-*")), "multiprocessing's temporary folder is where the test looks for it"
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        _wait_for(lambda: not _marked(mark), 30, "the workers, forkserver and resource tracker to end")
-        assert not list(tmp.iterdir()), f"temporary files left behind: {list(tmp.iterdir())}"
+        _kill_and_check(proc, mark, tmp)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        for pid in _marked(mark):  # never leave processes behind, even when the test fails
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        _clean_up(proc, mark, tmp)
 
 
 IDLE_POOL = """
@@ -96,18 +106,9 @@ def test_sigkill_before_any_worker_started_leaves_no_temporary_folder(tmp_path):
     try:
         assert proc.stdout.readline() == b"ready\n"
         assert list(tmp.glob("pymp-*")), "multiprocessing's temporary folder is where the test looks for it"
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        _wait_for(lambda: not _marked(mark), 30, "the forkserver and resource tracker to end")
-        assert not list(tmp.iterdir()), f"temporary files left behind: {list(tmp.iterdir())}"
+        _kill_and_check(proc, mark, tmp)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        for pid in _marked(mark):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        _clean_up(proc, mark, tmp)
         proc.stdout.close()
 
 
