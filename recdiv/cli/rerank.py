@@ -25,6 +25,9 @@ def configure_rerank(p: argparse.ArgumentParser) -> None:
                    help="reranker parameter, repeatable (e.g. lambda=0.5)")
     p.add_argument("--aspects", required=True, help="item-aspect TSV (item aspect [weight])")
     p.add_argument("--train", help="training interactions TSV (user item value [timestamp]): profiles, popularity")
+    p.add_argument("--similarity", choices=("cosine", "jaccard"), default="cosine",
+                   help="item similarity over the aspects for distance-based rerankers (MMR, Ziegler): set cosine "
+                        "(default) or Jaccard (RankSys's JaccardFeatureItemDistanceModel)")
     p.add_argument("-k", type=positive_int, default=100, help="length of the reranked lists (default 100)")
     p.add_argument("--seed", type=seed, default=0, help="seed for randomised rerankers (≥ 0, default 0)")
     p.add_argument("-o", "--output", required=True, help="output TREC run")
@@ -33,6 +36,7 @@ def configure_rerank(p: argparse.ArgumentParser) -> None:
 
 def run_rerank(args) -> int:
     # deferred: the readers and the rerankers (numba) load only when the command runs
+    from recdiv.aspects.similarity import similarity_from_name
     from recdiv.aspects.space import AspectSpace
     from recdiv.data.tables import aspect_matrix, dense, interactions_of, rankings_of, shared_vocab
     from recdiv.data.textio import parse_interactions_tsv, parse_item_aspects_tsv, parse_trec_run, write_rankings
@@ -55,7 +59,9 @@ def run_rerank(args) -> int:
     cands = rankings_of(run, users, items)
     from recdiv.progress import Progress
 
+    similarity = similarity_from_name(args.similarity, space)
     with Progress(f"rerank {reranker.NAME}", len(cands.users)):
-        out = reranker.rerank(cands, args.k, RerankContext(train=inter, aspects=space, seed=args.seed))
+        out = reranker.rerank(cands, args.k, RerankContext(train=inter, aspects=space, similarity=similarity,
+                                                           seed=args.seed))
     write_rankings(out, args.output, tag=f"{reranker.NAME}")
     return 0

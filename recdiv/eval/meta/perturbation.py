@@ -312,7 +312,7 @@ def pr_experiment3(qrels: Qrels, aspects, measures, context=None, *, n_systems: 
     if n_systems < 2:
         raise ConfigError("robustness needs at least two systems")
     s_sys, s_rem = (int(x) for x in np.random.default_rng(seed).integers(0, 2**63 - 1, size=2))
-    width = int(qrels.n_judged().max()) if qrels.matrix.nnz else 1
+    width = int(qrels.n_labels().max()) if qrels.matrix.nnz else 1
     runs = shuffled_systems(ideal_trace(qrels, aspects, width), n_systems, seed=s_sys)
     strata, _ = aspect_strata(qrels, aspects)
     return proportional_robustness(runs, qrels, measures, context, strata=strata, fractions=fractions,
