@@ -39,7 +39,7 @@ __all__ = [
     "user_frequency",
 ]
 
-_CHUNK = 8_000_000  # bound on dense floats per block
+_PAIRS = 2_000_000  # ProfileDistance blocks: item pairs per block (a similarity builds several such arrays)
 
 
 def user_frequency(train: Interactions) -> tuple[np.ndarray, int, int]:
@@ -170,31 +170,40 @@ class ProfileDistance:
         return self._blocks(users, items)
 
     def _blocks(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:
+        """The sums over blocks of users, with similarities only for the pairs that occur: a block's list
+        signatures × the signatures of its users' profiles (not × the catalog), then W · Sᵀ (sparse–dense)."""
+        import scipy.sparse as sp
+
         out = np.zeros(items.shape)
         valid = items >= 0
         if not valid.any():
             return out
         sig = np.where(valid, self.signature[np.maximum(items, 0)], 0)
-        queried, q_of = np.unique(sig[valid], return_inverse=True)
-        col = np.zeros(items.shape, dtype=np.int64)
-        col[valid] = q_of
         reps = self.representative
-        s = np.empty((len(queried), len(reps)))
-        step = max(1, _CHUNK // max(len(reps), 1))
-        for lo in range(0, len(queried), step):
-            s[lo : lo + step] = self.similarity.sim(reps[queried[lo : lo + step]][None], reps[None])[0]
-        defined = ~np.isnan(s) if self.undefined == "skip" else np.ones(s.shape, dtype=bool)
-        s = np.nan_to_num(s, nan=0.0)
-        step = max(1, _CHUNK // max(len(queried), 1))
+        lengths = np.diff(self.profile.indptr)[users]
+        pairs_per_user = max(1, items.shape[1]) * max(1.0, float(lengths.mean()))
+        step = max(1, int(np.sqrt(_PAIRS / pairs_per_user)))  # ≈ _PAIRS similarities per block
         for lo in range(0, len(users), step):
-            p = self.profile[users[lo : lo + step]]
-            num = np.asarray(p @ s.T)  # Σ w · sim
-            den = np.asarray(p @ defined.T.astype(np.float64))  # Σ w over defined pairs
+            blk = slice(lo, lo + step)
+            ok = valid[blk]
+            prof = self.profile[users[blk]]
+            cols, remap = np.unique(prof.indices, return_inverse=True)  # monotone: each row keeps its order
+            if not (ok.any() and len(cols)):
+                continue
+            queried, q_of = np.unique(sig[blk][ok], return_inverse=True)
+            s = self.similarity.sim(reps[queried][None], reps[cols][None])[0]
+            defined = ~np.isnan(s) if self.undefined == "skip" else np.ones(s.shape, dtype=bool)
+            s = np.nan_to_num(s, nan=0.0)
+            w = sp.csr_matrix((prof.data, remap.reshape(-1), prof.indptr), shape=(prof.shape[0], len(cols)))
+            num = np.asarray(w @ s.T)  # Σ w · sim
+            den = np.asarray(w @ defined.T.astype(np.float64))  # Σ w over defined pairs
+            col = np.zeros(ok.shape, dtype=np.int64)
+            col[ok] = q_of.reshape(-1)
             r = np.arange(len(num))[:, None]
-            n_, d_ = num[r, col[lo : lo + step]], den[r, col[lo : lo + step]]
+            n_, d_ = num[r, col], den[r, col]
             with np.errstate(invalid="ignore", divide="ignore"):
                 val = np.where(d_ > 0, (d_ - n_) / np.where(d_ > 0, d_, 1.0), 0.0)
-            out[lo : lo + step] = np.where(valid[lo : lo + step], val, 0.0)
+            out[blk] = np.where(ok, val, 0.0)
         return out
 
 
