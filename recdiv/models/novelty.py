@@ -170,40 +170,40 @@ class ProfileDistance:
         return self._blocks(users, items)
 
     def _blocks(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:
-        """The sums over blocks of users, with similarities only for the pairs that occur: a block's list
-        signatures × the signatures of its users' profiles (not × the catalog), then W · Sᵀ (sparse–dense)."""
-        import scipy.sparse as sp
-
+        """The sums with the similarities of each user's own pairs only, (list item, profile signature): sim of
+        the (c, K) lists against the (c, P) padded profiles of a block of users, then Σ_j w_uj·sim and Σ_j w_uj over
+        the profile in ascending signature order (the order of the sparse product W · Sᵀ)."""
         out = np.zeros(items.shape)
         valid = items >= 0
-        if not valid.any():
+        p = self.profile
+        lengths = np.diff(p.indptr)[users]
+        width = int(lengths.max()) if len(users) else 0
+        if not (valid.any() and width):
             return out
-        sig = np.where(valid, self.signature[np.maximum(items, 0)], 0)
         reps = self.representative
-        lengths = np.diff(self.profile.indptr)[users]
-        pairs_per_user = max(1, items.shape[1]) * max(1.0, float(lengths.mean()))
-        step = max(1, int(np.sqrt(_PAIRS / pairs_per_user)))  # ≈ _PAIRS similarities per block
+        listed = np.where(valid, reps[self.signature[np.maximum(items, 0)]], -1)
+        step = max(1, _PAIRS // (items.shape[1] * width))
         for lo in range(0, len(users), step):
             blk = slice(lo, lo + step)
-            ok = valid[blk]
-            prof = self.profile[users[blk]]
-            cols, remap = np.unique(prof.indices, return_inverse=True)  # monotone: each row keeps its order
-            if not (ok.any() and len(cols)):
-                continue
-            queried, q_of = np.unique(sig[blk][ok], return_inverse=True)
-            s = self.similarity.sim(reps[queried][None], reps[cols][None])[0]
+            rows = p[users[blk]]
+            counts = np.diff(rows.indptr)
+            r = np.repeat(np.arange(len(counts)), counts)
+            at = np.arange(rows.nnz) - np.repeat(rows.indptr[:-1], counts)
+            profile = np.full((len(counts), width), -1, dtype=np.int64)
+            profile[r, at] = reps[rows.indices]
+            w = np.zeros((len(counts), width))
+            w[r, at] = rows.data
+            s = self.similarity.sim(listed[blk], profile)  # (c, K, P)
             defined = ~np.isnan(s) if self.undefined == "skip" else np.ones(s.shape, dtype=bool)
             s = np.nan_to_num(s, nan=0.0)
-            w = sp.csr_matrix((prof.data, remap.reshape(-1), prof.indptr), shape=(prof.shape[0], len(cols)))
-            num = np.asarray(w @ s.T)  # Σ w · sim
-            den = np.asarray(w @ defined.T.astype(np.float64))  # Σ w over defined pairs
-            col = np.zeros(ok.shape, dtype=np.int64)
-            col[ok] = q_of.reshape(-1)
-            r = np.arange(len(num))[:, None]
-            n_, d_ = num[r, col], den[r, col]
+            num, den = np.zeros(s.shape[:2]), np.zeros(s.shape[:2])
+            for j in range(width):  # one profile position at a time: the sparse product's order of addition
+                wj = w[:, j][:, None]
+                num += wj * s[:, :, j]  # Σ w · sim
+                den += wj * defined[:, :, j]  # Σ w over defined pairs
             with np.errstate(invalid="ignore", divide="ignore"):
-                val = np.where(d_ > 0, (d_ - n_) / np.where(d_ > 0, d_, 1.0), 0.0)
-            out[blk] = np.where(ok, val, 0.0)
+                val = np.where(den > 0, (den - num) / np.where(den > 0, den, 1.0), 0.0)
+            out[blk] = np.where(valid[blk], val, 0.0)
         return out
 
 
