@@ -2,7 +2,10 @@
 
     recdiv eval QRELS RUN [RUN ...] -m MEASURE [MEASURE ...] [--rel-threshold 4] [--population relevant|judged]
                 [--per-user] [--format table|json|csv] [--train TRAIN.tsv] [--aspects ASPECTS.tsv]
-                [--previous PREV.run]
+                [--previous PREV.run] [--rating-scale MIN:MAX]
+    recdiv eval --subtopics SUBTOPIC_QRELS RUN [RUN ...] -m alpha-nDCG@20 ...
+    recdiv eval QRELS --predictions PREDICTIONS.tsv -m RMSE MAE
+    recdiv eval QRELS RUN [RUN ...] BASE.run -m lexirecall@20 --baseline BASE
     recdiv eval --list
 """
 
@@ -15,6 +18,7 @@ import json
 import math
 import sys
 
+from recdiv.cli.options import finite_float
 from recdiv.errors import ConfigError
 
 DEFAULT_MEASURES = ["P@10", "Recall@10", "AP", "nDCG@10", "RR"]
@@ -24,19 +28,33 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
     p.description = ("Evaluate TREC run files (user Q0 item rank score tag) against TREC qrels (user 0 item grade). "
                      "Rankings follow the scores (ties: item id in descending string order, like trec_eval); users "
                      "of the evaluated population missing from a run score 0.")
-    p.add_argument("qrels", nargs="?", help="TREC qrels file: user 0 item grade")
+    p.add_argument("qrels", nargs="?", help="TREC qrels file: user 0 item grade (none with --subtopics)")
     p.add_argument("runs", nargs="*", metavar="run", help="TREC run files: user Q0 item rank score tag")
+    p.add_argument("--subtopics", metavar="FILE", default=None,
+                   help="TREC subtopic qrels (topic subtopic doc judgment, ndeval's format) instead of QRELS: "
+                        "every positional argument is then a run; per-topic subtopics are the aspects of the "
+                        "intent-aware and unified measures (default --rel-threshold 1)")
     p.add_argument("-m", "--measure", dest="measures", action="extend", nargs="+", metavar="MEASURE",
                    help=f"measure, e.g. nDCG@10 or 'nDCG(gain=exp)@10' (default: {' '.join(DEFAULT_MEASURES)})")
-    p.add_argument("--rel-threshold", type=float, default=4.0, metavar="TAU",
-                   help="relevant <=> grade >= TAU (default 4)")
-    p.add_argument("--population", choices=["relevant", "judged"], default="relevant",
-                   help="users averaged over: with >= 1 relevant test item (default) or >= 1 judged item (trec_eval)")
+    p.add_argument("--rel-threshold", type=finite_float, default=None, metavar="TAU",
+                   help="relevant <=> grade >= TAU (default 4; 1 with --subtopics)")
+    p.add_argument("--population", choices=["relevant", "judged"], default=None,
+                   help="users averaged over: with >= 1 relevant test item (default) or >= 1 judged item (trec_eval; "
+                        "the default when only --predictions are evaluated)")
+    p.add_argument("--predictions", metavar="FILE", action="append", default=[],
+                   help="rating predictions (user item prediction), evaluated like a run whose scores are the "
+                        "predictions: RMSE, MAE, Spearman, ... (repeatable)")
+    p.add_argument("--baseline", metavar="RUN", default=None,
+                   help="the run (name or file) that pairwise measures (lexirecall, lexiprecision) compare every run "
+                        "with: per-user preferences +1/0/-1, run value their mean")
     p.add_argument("--per-user", action="store_true", help="also print per-user values")
     p.add_argument("--format", choices=["table", "json", "csv"], default="table")
     p.add_argument("--train", metavar="TSV", help="training interactions (user item value [timestamp])")
     p.add_argument("--aspects", metavar="TSV", help="item aspects (item aspect [weight])")
     p.add_argument("--previous", metavar="RUN", help="previous recommendations (TREC run), for ESSD-style measures")
+    p.add_argument("--rating-scale", metavar="MIN:MAX", default=None,
+                   help="rating scale of the qrels grades, e.g. 1:5: MAX is r_max of ERR, ERR-IA, ab-nDCG and graded "
+                        "gains (default: the largest test grade); a grade outside it is an error")
     p.add_argument("--groups", metavar="SPEC", default=None,
                    help="also break the means down by user group: profile-size[:q] or popularity[:q] (quantiles; "
                         "need --train) or a user<TAB>group file")
@@ -48,21 +66,33 @@ def main(args: argparse.Namespace) -> int:
     # deferred: the metrics bring numpy, scipy and numba, which `recdiv eval --help` does not need
     from recdiv.eval.catalog import parse_measures
     from recdiv.eval.evaluate import evaluate
-    from recdiv.eval.io import load_inputs
+    from recdiv.eval.io import baseline_name, load_inputs, max_grade_note, unpredicted_note
 
     if args.list:
         sys.stdout.write(list_text())
         return 0
-    if not args.qrels or not args.runs:
-        raise ConfigError("recdiv eval needs a qrels file and at least one run file (or --list)")
+    qrels, runs = (None, [args.qrels, *args.runs] if args.qrels else []) if args.subtopics else (args.qrels, args.runs)
+    if not runs and not args.predictions:
+        raise ConfigError("recdiv eval needs a qrels file (or --subtopics FILE) and at least one run file or "
+                          "--predictions FILE (or --list)")
+    if qrels is None and not args.subtopics:
+        raise ConfigError("recdiv eval needs a qrels file (or --subtopics FILE)")
     measures = parse_measures(args.measures or DEFAULT_MEASURES)  # unknown names fail before any file is read
-    inputs = load_inputs(args.qrels, args.runs, train=args.train, aspects=args.aspects, previous=args.previous,
-                         threshold=args.rel_threshold, population=args.population)
+    population = args.population or ("judged" if args.predictions and not runs else "relevant")
+    inputs = load_inputs(qrels, runs, subtopics=args.subtopics, predictions=args.predictions, train=args.train,
+                         aspects=args.aspects, previous=args.previous, threshold=args.rel_threshold,
+                         population=population, scale=args.rating_scale)
+    names = list(inputs.runs)
+    baseline = baseline_name(args.baseline, [*runs, *args.predictions], names)
+    for note in (max_grade_note(measures, inputs, args.subtopics or args.qrels),
+                 unpredicted_note(measures, inputs, names[len(runs):])):
+        if note:
+            print(note, file=sys.stderr)
     for m in measures:
         for need in m.NEEDS:
             if getattr(inputs.context, need, None) is None:
                 raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need} FILE")
-    evaluation = evaluate(inputs.runs, inputs.qrels, measures, inputs.context)
+    evaluation = evaluate(inputs.runs, inputs.qrels, measures, inputs.context, baseline=baseline)
     result = evaluation.to_dict(per_user=args.per_user)
     if args.groups:
         result["groups"] = group_means(args.groups, inputs, evaluation)

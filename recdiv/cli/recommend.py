@@ -6,8 +6,10 @@ import argparse
 import sys
 import time
 
+from recdiv.cli.options import positive_int, seed
 from recdiv.cli.params import parse_params
 from recdiv.errors import ConfigError
+from recdiv.outputs import check_output_file
 
 
 def configure_recommend(p: argparse.ArgumentParser) -> None:
@@ -21,9 +23,12 @@ def configure_recommend(p: argparse.ArgumentParser) -> None:
     p.add_argument("--algo", required=True, metavar="NAME",
                    help="recommender: " + ", ".join(RECOMMENDERS) + " (any case and punctuation), or module:Class")
     p.add_argument("--param", action="append", default=[], metavar="K=V", help="hyperparameter (repeatable)")
-    p.add_argument("-n", type=int, default=500, help="list length (default 500)")
-    p.add_argument("--seed", type=int, default=None, help="seed for the split and the recommender")
+    p.add_argument("-n", type=positive_int, default=500, help="list length (default 500)")
+    p.add_argument("--seed", type=seed, default=None, help="seed for the split and the recommender (≥ 0)")
     p.add_argument("--tag", default=None, help="run tag in the TREC file (default: the algorithm name)")
+    p.add_argument("--predict", action="store_true",
+                   help="write rating predictions of the split's test pairs (user item prediction) instead of a run; "
+                        "evaluate them with `recdiv eval QRELS --predictions FILE -m RMSE MAE`")
     p.add_argument("-o", "--output", required=True, help="TREC run file to write")
     p.set_defaults(func=run_recommend)
 
@@ -53,8 +58,7 @@ def run_recommend(args: argparse.Namespace) -> int:
     if args.seed is not None and "seed" in cls.Config.model_fields and "seed" not in params:
         params["seed"] = args.seed
     model = make_recommender(args.algo, **params)
-    if args.n < 1:
-        raise ConfigError(f"-n must be at least 1, got {args.n}")
+    check_output_file(args.output, "-o")
     dataset, split = _load(args)
     id_strings(dataset.users.ids, args.output, "user id")  # fail before fitting: a TREC run cannot hold these ids
     id_strings(dataset.items.ids, args.output, "item id")
@@ -68,6 +72,10 @@ def run_recommend(args: argparse.Namespace) -> int:
     from recdiv.progress import Progress
 
     t0 = time.perf_counter()
+    if args.predict:
+        with Progress(f"fit {name}"):
+            model.fit(split.train, **side)
+        return _write_predictions(args, model, split, t0)
     users = np.flatnonzero(split.test.user_counts() > 0)
     with Progress(f"fit {name}") as bar:  # fitting: elapsed time only; scoring: an ETA per user
         model.fit(split.train, **side)
@@ -75,5 +83,23 @@ def run_recommend(args: argparse.Namespace) -> int:
         rankings = model.recommend(users, args.n)
     write_rankings(rankings, args.output, tag=args.tag or name)
     print(f"{name}: {len(users)} test users, {int(rankings.lengths.sum())} recommendations "
+          f"in {time.perf_counter() - t0:.1f}s -> {args.output}", file=sys.stderr)
+    return 0
+
+
+def _write_predictions(args, model, split, t0: float) -> int:
+    """Predictions s(u, i) of every test pair the model can score, as `user item prediction`."""
+    import numpy as np
+    import pandas as pd
+
+    from recdiv.data.textio import write_interactions_tsv
+
+    test = split.test.matrix.tocoo()
+    pred = model.score(test.row, test.col)
+    ok = ~np.isnan(pred)
+    frame = pd.DataFrame({"user": split.test.users.id_of(test.row[ok]), "item": split.test.items.id_of(test.col[ok]),
+                          "value": pred[ok]})
+    write_interactions_tsv(frame, args.output)
+    print(f"{args.algo}: {int(ok.sum())} of {len(pred)} test ratings predicted "
           f"in {time.perf_counter() - t0:.1f}s -> {args.output}", file=sys.stderr)
     return 0

@@ -7,8 +7,8 @@ from __future__ import annotations
 from recdiv.aspects.similarity import SIMILARITIES
 from recdiv.errors import ConfigError
 from recdiv.eval.measure import Param
+from recdiv.models.discount import POSITION_SYNTAX, parse_discount
 from recdiv.models.discount import SYNTAX as DISCOUNT_SYNTAX
-from recdiv.models.discount import parse_discount
 from recdiv.models.relevance import SYNTAX as RELEVANCE_SYNTAX
 from recdiv.models.relevance import parse_relevance
 
@@ -21,12 +21,12 @@ DISTANCES = tuple(SIMILARITIES.names())
 
 def _position_only(spec: str) -> None:
     if parse_discount(spec).uses_relevance:
-        raise ConfigError(f"discount {spec!r} depends on relevance; exposure takes position discounts only "
-                          "(none, log, exp<p>, recip)")
+        raise ConfigError(f"discount {spec!r} depends on relevance; this measure takes the discounts of position "
+                          f"alone: {POSITION_SYNTAX}")
 
 
 DISC = Param("disc", str, "none", f"rank discount disc(k): {DISCOUNT_SYNTAX}", spec=parse_discount)
-POSITION_DISC = Param("disc", str, "none", "rank discount of exposure: none, log, recip or exp<p>", spec=_position_only)
+POSITION_DISC = Param("disc", str, "none", f"rank discount of position: {POSITION_SYNTAX}", spec=_position_only)
 REL = Param("rel", str, "none", f"relevance model p(rel|i,u): {RELEVANCE_SYNTAX}", spec=parse_relevance)
 PROFILE_REL = Param("profile_rel", str, "none", "relevance model weighting the profile's training ratings",
                     spec=parse_relevance)
