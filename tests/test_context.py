@@ -40,6 +40,25 @@ def test_one_context_serves_reranking_and_evaluation():
     assert parse_measure("alpha-nDCG@3").value(top, qrels, ctx) == value
 
 
+def test_reranker_and_measure_share_the_intent_models():
+    """IA-Select and Miscalibration use the context's one p(a|i) (`Context.item_distribution`); xQuAD and
+    ERR-IA its one p(a|u)."""
+    candidates, ctx = example_e()
+    qrels = _qrels_of(candidates)
+    make_reranker("IASelect").rerank(candidates, 3, ctx)
+    pai = ctx.item_distribution()
+    parse_measure("Miscalibration(weighting=count)@3").value(candidates, qrels, ctx)
+    assert ctx.item_distribution() is pai
+    assert len([k for k in _keys(ctx) if "p(a|i)" in k]) == 1
+    make_reranker("xQuAD").rerank(candidates, 3, ctx)
+    parse_measure("ERR-IA@3").value(candidates, qrels, ctx)
+    assert len([k for k in _keys(ctx) if "p(a|u)" in k]) == 1
+
+
+def _keys(ctx):
+    return list(ctx.cache._store)
+
+
 def test_no_module_level_caches():
     """Derived values live in a context's cache only: two contexts share nothing."""
     candidates, ctx = example_e()

@@ -15,7 +15,6 @@ import scipy.sparse as sp
 
 from recdiv.aspects.similarity import ItemSimilarity, Jaccard, SetCosine, _FeatureSimilarity
 from recdiv.diversifiers.blocks_kernels import csr_row_dot, ell_row_dot, set_similarity
-from recdiv.models import intent
 
 
 class BlockSparse:
@@ -198,12 +197,11 @@ def aspect_indicator(block) -> BlockSparse:
 
 
 def item_aspect_distribution(block) -> BlockSparse:
-    """p(a|c) of the candidates: the intent model `recdiv.models.intent.item_aspect_distribution` (METRICS.md
+    """p(a|c) of the candidates: the intent model p(a|i) of the context (`Context.item_distribution`, METRICS.md
     §E.11) gathered into the block (cached on the block)."""
     if "item_aspect_distribution" not in block.cache:
-        space = block.context.require_aspects("this reranker")
-        pai = block.context.cache.get(("p(a|i)", space), lambda: intent.item_aspect_distribution(space))
-        block.cache["item_aspect_distribution"] = BlockSparse(pai, block.items)
+        block.context.require_aspects("this reranker")
+        block.cache["item_aspect_distribution"] = BlockSparse(block.context.item_distribution(), block.items)
     return block.cache["item_aspect_distribution"]
 
 

@@ -21,7 +21,7 @@ from recdiv.aspects.space import AspectSpace
 from recdiv.data.interactions import Interactions
 from recdiv.data.vocab import Vocab
 from recdiv.errors import ConfigError
-from recdiv.models.intent import user_aspect_distribution
+from recdiv.models.intent import item_aspect_distribution, user_aspect_distribution
 from recdiv.models.novelty import item_novelty
 
 if TYPE_CHECKING:
@@ -139,6 +139,12 @@ class Context:
             return self.similarity
         space = self.require_aspects("this reranker")
         return self.cache.get(("similarity", "cosine", space), lambda: SetCosine(space))
+
+    def item_distribution(self):
+        """p(a|i) of every item (`recdiv.models.intent.item_aspect_distribution`, items × aspects CSR), computed
+        once."""
+        space = self.require_aspects("p(a|i)")
+        return self.cache.get(("p(a|i)", space), lambda: item_aspect_distribution(space))
 
     def user_distribution(self, weighting: str = "count") -> np.ndarray:
         """p(a|u) for every training user (`recdiv.models.intent`), computed once per weighting."""

@@ -8,11 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 from recdiv.eval.measure import Measure, Param, PerUserMeasure, register
-from recdiv.eval.metrics.expected import _cached
 from recdiv.eval.metrics.intents import aspect_space, user_distribution
 from recdiv.models.calibration import miscalibration
 from recdiv.models.concentration import entropy
-from recdiv.models.intent import item_aspect_distribution
+from recdiv.models.discount import ExponentialDiscount
 
 __all__ = ["Miscalibration", "RankBiasedEntropy"]
 
@@ -49,11 +48,11 @@ class Miscalibration(PerUserMeasure):
     NEEDS = ("train", "aspects")
 
     def compute(self, view):
-        space = aspect_space(view)
+        aspect_space(view)  # checked against the qrels' items
         p = user_distribution(view, self.weighting, str(self))
         items = _list(self, view)
         n = (items >= 0).sum(axis=1)
-        per_item = _cached(view.context, ("p(g|i)", space), lambda: item_aspect_distribution(space))
+        per_item = view.context.item_distribution()  # p(g|i) of the context's aspect space
         q = _rows(per_item, items).sum(axis=1) / np.maximum(n, 1)[:, None]
         return np.where(n > 0, miscalibration(p, q, self.alpha), 0.0)
 
@@ -80,7 +79,7 @@ class RankBiasedEntropy(PerUserMeasure):
     def compute(self, view):
         space = aspect_space(view)
         items = _list(self, view)
-        w = self.p ** np.arange(items.shape[1], dtype=np.float64)
+        w = ExponentialDiscount(self.p).positions(items.shape[1])  # p^(k−1)
         c = np.einsum("nka,k->na", _rows(space.indicator, items), w) + self.smoothing
         h = np.array([entropy(row) for row in c])  # the one entropy (recdiv.models.concentration)
         return np.where((items >= 0).any(axis=1), h, 0.0)
