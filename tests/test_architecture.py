@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1] / "recdiv"
 
 #: lowest first; a module belongs to the layer of the longest prefix that names it
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("recdiv", "recdiv._lazy", "recdiv.errors", "recdiv.jit")),
+    ("base", ("recdiv", "recdiv._lazy", "recdiv.config", "recdiv.errors", "recdiv.jit", "recdiv.registry")),
     ("data", ("recdiv.data",)),
     ("aspects", ("recdiv.aspects",)),
     ("models", ("recdiv.models",)),
@@ -29,7 +29,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 COMPONENTS = ("recdiv.algorithms", "recdiv.diversifiers", "recdiv.eval")
 #: inside recdiv.eval, lowest first
 EVAL_LAYERS: list[tuple[str, ...]] = [
-    ("recdiv.eval", "recdiv.eval.context", "recdiv.eval.measure"),
+    ("recdiv.eval", "recdiv.eval.context", "recdiv.eval.measure", "recdiv.eval.params"),
     ("recdiv.eval.metrics",),
     ("recdiv.eval.catalog", "recdiv.eval.stats"),
     ("recdiv.eval.evaluate", "recdiv.eval.io", "recdiv.eval.plots"),

@@ -13,8 +13,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
-from pydantic import BaseModel, ConfigDict
 
+from recdiv.config import Config
 from recdiv.data.interactions import Interactions
 from recdiv.data.rankings import PAD, Rankings, top_k
 
@@ -22,10 +22,9 @@ from recdiv.data.rankings import PAD, Rankings, top_k
 BLOCK_CELLS = 1 << 23
 
 
-class RecommenderConfig(BaseModel):
-    """Base of every recommender's hyperparameters (validated; unknown fields are errors)."""
-
-    model_config = ConfigDict(extra="forbid")
+class RecommenderConfig(Config):
+    """Base of every recommender's hyperparameters (`recdiv.config.Config`: unknown keys and values of the wrong
+    type are errors; immutable)."""
 
 
 class _TrainDefault:
@@ -55,6 +54,9 @@ class Recommender(ABC):
 
     name: ClassVar[str] = ""
     Config: ClassVar[type[RecommenderConfig]] = RecommenderConfig
+    #: what the fitted model provides to other stages: "item-factors" (`item_factors`, items × F), "topics"
+    #: (`user_topics` users × Z, `item_topics` Z × items); see `recdiv.algorithms.registry`
+    CAPABILITIES: ClassVar[tuple[str, ...]] = ()
     personalised: ClassVar[bool] = True  # False: every user can be scored (popularity, random, average)
     # True: `_score_block` returns a new array that nothing else references, so `recommend` may mask it in place
     fresh_blocks: ClassVar[bool] = False

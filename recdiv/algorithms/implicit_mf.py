@@ -26,6 +26,7 @@ def confidence_values(matrix: sp.csr_matrix, transform: Transform) -> sp.csr_mat
 
 
 class _ImplicitMF(Recommender):
+    CAPABILITIES = ("item-factors",)
     fresh_blocks = True  # _score_block allocates a new array
 
     def _store(self, model, train: Interactions) -> None:

@@ -32,6 +32,7 @@ class BiasedMF(Recommender):
     """
 
     name = "mf-als"
+    CAPABILITIES = ("item-factors",)
     Config = BiasedMFConfig
     fresh_blocks = True
 
@@ -78,6 +79,7 @@ class PureSVD(Recommender):
     """
 
     name = "pure-svd"
+    CAPABILITIES = ("item-factors",)
     Config = PureSVDConfig
     fresh_blocks = True
 

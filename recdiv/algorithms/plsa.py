@@ -34,6 +34,7 @@ class PLSA(Recommender):
     """
 
     name = "plsa"
+    CAPABILITIES = ("topics",)
     Config = PLSAConfig
     fresh_blocks = True
 

@@ -80,11 +80,11 @@ def plsa_space(p_z_u: np.ndarray, p_i_z: np.ndarray, items: Vocab, *, top: int |
     return AspectSpace(items, names, m, name), np.asarray(p_z_u, dtype=np.float64)
 
 
-def lda_space(train: Interactions, n_topics: int, *, seed: int = 0, top: int | None = None, max_iter: int = 20,
-              binary: bool = True, name: str = "lda") -> tuple[AspectSpace, np.ndarray]:
-    """(space, p(z|u)) from scikit-learn's `LatentDirichletAllocation` fitted on the training matrix
-    (users = documents, items = words; `binary=True` counts each interaction once)."""
-    from sklearn.decomposition import LatentDirichletAllocation
+def fit_lda(train: Interactions, n_topics: int, *, seed: int = 0, max_iter: int = 20,
+            binary: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """(p(z|u) users × Z, p(i|z) Z × items) of scikit-learn's `LatentDirichletAllocation` (batch learning) fitted
+    on the training matrix (users = documents, items = words; `binary=True` counts each interaction once)."""
+    from sklearn.decomposition import LatentDirichletAllocation  # deferred: scikit-learn loads slowly
 
     x = train.matrix.copy()
     if binary:
@@ -93,4 +93,11 @@ def lda_space(train: Interactions, n_topics: int, *, seed: int = 0, top: int | N
                                     learning_method="batch")
     p_z_u = lda.fit_transform(x)
     p_i_z = lda.components_ / lda.components_.sum(axis=1, keepdims=True)
+    return p_z_u, p_i_z
+
+
+def lda_space(train: Interactions, n_topics: int, *, seed: int = 0, top: int | None = None, max_iter: int = 20,
+              binary: bool = True, name: str = "lda") -> tuple[AspectSpace, np.ndarray]:
+    """(space, p(z|u)) of an LDA topic model (`fit_lda`) fitted on the training matrix, as `plsa_space`."""
+    p_z_u, p_i_z = fit_lda(train, n_topics, seed=seed, max_iter=max_iter, binary=binary)
     return plsa_space(p_z_u, p_i_z, train.items, top=top, name=name)

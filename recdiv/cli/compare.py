@@ -20,23 +20,23 @@ import argparse
 import json
 from pathlib import Path
 
-import numpy as np
-
 from recdiv.errors import ConfigError
-from recdiv.eval.stats.corrections import CORRECTIONS, adjust, canonical_correction
-from recdiv.eval.stats.significance import TESTS, canonical_test, sign_test
 
 
 def configure_compare(p: argparse.ArgumentParser) -> None:
+    from recdiv.eval.stats.corrections import CORRECTIONS  # the names for --help
+    from recdiv.eval.stats.significance import TESTS
+
     p.description = ("Paired significance tests between TREC runs (METRICS.md §F): means, p-values, corrected "
                      "p-values and effect sizes (Cohen's d_z).")
     p.add_argument("qrels", help="TREC qrels file (user 0 item grade)")
     p.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files (user Q0 item rank score tag)")
     p.add_argument("-m", "--measure", action="append", required=True, dest="measures",
                    help="measure, e.g. nDCG@10 or lexirecall (repeatable)")
-    p.add_argument("--test", choices=TESTS, default=None,
-                   help="paired test (default t; sign for preference measures)")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm", help="multiple-comparison correction")
+    p.add_argument("--test", default=None, metavar="TEST",
+                   help=f"paired test: {', '.join(TESTS)} (default t; sign for preference measures)")
+    p.add_argument("--correction", default="holm", metavar="NAME",
+                   help=f"multiple-comparison correction: {', '.join(CORRECTIONS)} (default holm)")
     p.add_argument("--baseline", default=None, help="compare every run against this run (file or name)")
     p.add_argument("--format", choices=("table", "markdown", "latex", "json"), default="table")
     p.add_argument("--rel-threshold", type=float, default=4.0, help="relevance threshold τ (default 4)")
@@ -65,9 +65,13 @@ def _baseline_name(baseline: str | None, paths: list[str], names: list[str]) -> 
 
 
 def _preference_report(measure, runs, names, baseline, inputs, args, correction) -> dict:
-    from recdiv.eval.evaluate import preference_per_user
+    import numpy as np
 
-    if args.test not in (None, "sign"):
+    from recdiv.eval.evaluate import preference_per_user
+    from recdiv.eval.stats.corrections import adjust
+    from recdiv.eval.stats.significance import canonical_test, sign_test
+
+    if args.test is not None and canonical_test(args.test) != "sign":
         raise ConfigError(f"{measure} gives per-user preferences (+1/0/−1): only --test sign applies")
     if baseline is None:
         pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
@@ -122,10 +126,13 @@ def _format_preferences(rep: dict, fmt: str) -> str:
 
 
 def handler(args: argparse.Namespace) -> int:
+    # deferred: numpy, scipy and the metrics load only when the command runs
     from recdiv.eval.catalog import parse_measure
     from recdiv.eval.io import load_inputs, run_names
-    from recdiv.eval.metrics.preference import PairwiseMeasure
+    from recdiv.eval.measure import PairwiseMeasure
     from recdiv.eval.results import Results
+    from recdiv.eval.stats.corrections import canonical_correction
+    from recdiv.eval.stats.significance import canonical_test
 
     correction = canonical_correction(args.correction)
     if args.samples is not None and args.samples < 1:

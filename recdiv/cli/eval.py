@@ -42,8 +42,10 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    # deferred: the metrics bring numpy, scipy and numba, which `recdiv eval --help` does not need
     from recdiv.eval.catalog import parse_measures
-    from recdiv.eval.io import load_inputs, summarize
+    from recdiv.eval.evaluate import evaluate
+    from recdiv.eval.io import load_inputs
 
     if args.list:
         sys.stdout.write(list_text())
@@ -57,7 +59,7 @@ def main(args: argparse.Namespace) -> int:
         for need in m.NEEDS:
             if getattr(inputs.context, need, None) is None:
                 raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need} FILE")
-    result = summarize(inputs.runs, inputs.qrels, measures, inputs.context, per_user=args.per_user)
+    result = evaluate(inputs.runs, inputs.qrels, measures, inputs.context).to_dict(per_user=args.per_user)
     writer = {"table": format_table, "json": format_json, "csv": format_csv}[args.format]
     sys.stdout.write(writer(result, [str(m) for m in measures]))
     return 0
@@ -114,19 +116,20 @@ def format_csv(result: dict, measures: list[str]) -> str:
 
 
 def list_text() -> str:
-    """Every registered measure, grouped by kind, with its parameters, formula and citation."""
-    from recdiv.eval.reference import grouped, signature
+    """Every registered measure, grouped by family, with its parameters, formula, citation and notes."""
+    from recdiv.eval.reference import grouped, notes, parameter_lines, signature
 
     lines = []
-    for kind, classes in grouped().items():
-        lines.append(f"{kind}:")
+    for family, classes in grouped().items():
+        lines.append(f"{family}:")
         for cls in classes:
-            head = f"  {signature(cls)}"
-            extra = f"  [needs {', '.join(cls.NEEDS)}]" if cls.NEEDS else ""
-            lines.append(head + (f"  — METRICS.md §{cls.SECTION}" if cls.SECTION else "") + extra)
+            extra = "; ".join(notes(cls)).replace("`", "")
+            lines.append(f"  {signature(cls)}" + (f"  — METRICS.md §{cls.SECTION}" if cls.SECTION else "")
+                         + (f"  [{extra}]" if extra else ""))
             if cls.FORMULA:
                 lines.append(f"      {cls.FORMULA}")
             if cls.CITATION:
                 lines.append(f"      {cls.CITATION}")
+            lines.extend(f"      {line}".replace("`", "") for line in parameter_lines(cls))
         lines.append("")
     return "\n".join(lines)

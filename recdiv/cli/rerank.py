@@ -8,41 +8,17 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
+from recdiv.cli.params import parse_params
 from recdiv.errors import ConfigError, DataError
 
 
-def _value(text: str):
-    low = text.lower()
-    if low in ("none", "null"):
-        return None
-    if low in ("true", "false"):
-        return low == "true"
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    return text
-
-
-def parse_params(pairs: list[str]) -> dict:
-    out = {}
-    for p in pairs:
-        key, sep, val = p.partition("=")
-        if not sep or not key:
-            raise ConfigError(f"--param expects key=value, got {p!r}")
-        out[key.strip()] = _value(val.strip())
-    return out
-
-
 def configure_rerank(p: argparse.ArgumentParser) -> None:
-    from recdiv.diversifiers.registry import RERANKERS
+    from recdiv.diversifiers.registry import RERANKERS  # the names for --help
 
     p.description, p.formatter_class = __doc__, argparse.RawDescriptionHelpFormatter
     p.add_argument("run", help="TREC run with the candidates (user Q0 item rank score tag)")
-    p.add_argument("--method", required=True, help=f"reranker: {', '.join(RERANKERS)}")
+    p.add_argument("--method", required=True,
+                   help=f"reranker: {', '.join(RERANKERS)} (any case and punctuation, e.g. IA-Select), or module:Class")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="reranker parameter, repeatable (e.g. lambda=0.5)")
     p.add_argument("--aspects", required=True, help="item-aspect TSV (item aspect [weight])")
@@ -54,6 +30,8 @@ def configure_rerank(p: argparse.ArgumentParser) -> None:
 
 
 def run_rerank(args) -> int:
+    # deferred: numpy, pandas and the rerankers (numba) load only when the command runs
+    import numpy as np
     import pandas as pd
 
     from recdiv.aspects.space import AspectSpace
@@ -67,6 +45,8 @@ def run_rerank(args) -> int:
     if args.k < 1:
         raise ConfigError("-k must be at least 1")
     reranker = make_reranker(args.method, **parse_params(args.param))
+    if "train" in reranker.NEEDS and not args.train:
+        raise ConfigError(f"{reranker.NAME} needs --train (user profiles or popularity)")
     run = read_trec_run(args.run)
     asp = read_item_aspects_tsv(args.aspects)
     train = read_interactions_tsv(args.train) if args.train else None
@@ -83,9 +63,6 @@ def run_rerank(args) -> int:
     inter = None
     if train is not None:
         inter = Interactions.from_frame(train, users=users, items=items)
-    needs_train = args.method.lower() in ("iaselect", "xquad", "pm2", "calibrated", "ngd")
-    if needs_train and inter is None:
-        raise ConfigError(f"{args.method} needs --train (user profiles or popularity)")
     cands = Rankings.from_frame(pd.DataFrame(run), users, items)
     out = reranker.rerank(cands, args.k, RerankContext(train=inter, aspects=space, seed=args.seed))
     write_trec_run(out.to_frame(), args.output, tag=f"{reranker.NAME}")

@@ -12,7 +12,6 @@ in Recommender Systems (HetRec 2011)", RecSys 2011 (data: Last.fm, http://www.la
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +19,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from recdiv.data._build import attribute_from_pairs, interactions_from_frame
-from recdiv.data._read import plain, read_table, resolve_duplicates
+from recdiv.data._read import check_ids, iter_tables, plain, read_table, resolve_duplicates
 from recdiv.data.interactions import Dataset, Interactions
 from recdiv.data.vocab import Vocab
 from recdiv.errors import DataError
@@ -160,46 +159,37 @@ def _artist_key(mbid: pd.Series, name: pd.Series) -> pd.Series:
 
 
 def load_lastfm_1k(
-    path: str | Path, *, ratings: str | None = None, n_scale: float = 5, chunksize: int = 2_000_000
+    path: str | Path, *, ratings: str | None = None, n_scale: float = 5, block: int = 64 << 20
 ) -> Dataset:
     """Last.fm 1K (Celma) from its folder: `userid-timestamp-artid-artname-traid-traname.tsv` (+ profile).
 
     Artists are the items (MusicBrainz id, or `name:<artist>` when missing); value = number of plays of the
     artist by the user; timestamp = the user's first play of the artist (Unix seconds, UTC). The 2.4 GB log is
-    aggregated in chunks of `chunksize` lines, so memory stays bounded. item_info: artist name.
+    read and aggregated in blocks of `block` bytes, so memory stays bounded. item_info: artist name.
     """
     path = Path(path)
     log = path / LASTFM_1K_LOG if path.is_dir() else path
-    cols = ["user", "time", "artid", "artname", "traid", "traname"]
+    layout = [("user", "id"), ("time", "str"), ("artid", "str?"), ("artname", "str?"), ("traid", "skip"),
+              ("traname", "skip")]
     parts = []
     names = {}
-    try:
-        reader = pd.read_csv(log, sep="\t", header=None, names=cols, usecols=["user", "time", "artid", "artname"],
-                             dtype=str, quoting=csv.QUOTE_NONE, keep_default_na=False, chunksize=chunksize,
-                             encoding="utf-8")
-        line0 = 1
-        for chunk in reader:
-            chunk.attrs["path"] = str(log)
-            ts = pd.to_datetime(chunk["time"], format="%Y-%m-%dT%H:%M:%SZ", errors="coerce", utc=True)
-            bad = ts.isna().to_numpy() | (chunk["user"] == "").to_numpy() | (
-                (chunk["artid"] == "") & (chunk["artname"] == "")).to_numpy()
-            if bad.any():
-                j = int(np.flatnonzero(bad)[0])
-                raise DataError(f"bad listening event (user {chunk['user'].iloc[j]!r}, time "
-                                f"{chunk['time'].iloc[j]!r}, artist {chunk['artname'].iloc[j]!r})", log, line0 + j)
-            key = _artist_key(chunk["artid"], chunk["artname"])
-            frame = pd.DataFrame({"user": chunk["user"].to_numpy(), "item": key.to_numpy(),
-                                  "t": ts.astype("int64").to_numpy() // 10**9})
-            first = ~key.duplicated().to_numpy()
-            names.update(zip(key.to_numpy()[first], chunk["artname"].to_numpy()[first]))
-            parts.append(frame.groupby(["user", "item"], sort=False)["t"].agg(["size", "min"]))
-            line0 += len(chunk)
-    except FileNotFoundError:
-        raise DataError("file not found", log) from None
-    except UnicodeDecodeError as e:
-        raise DataError(f"not valid utf-8 text: {e.reason}", log) from None
-    except pd.errors.ParserError as e:
-        raise DataError(f"malformed listening log: {e}", log) from None
+    n_events = 0
+    for table in iter_tables(log, layout, block=block, what="listening log (user timestamp artid artname traid "
+                                                                 "traname)"):
+        ts = pd.to_datetime(pd.Series(table["time"]), format="%Y-%m-%dT%H:%M:%SZ", errors="coerce", utc=True)
+        bad = ts.isna().to_numpy() | ((table["artid"] == "") & (table["artname"] == ""))
+        if bad.any():
+            j = int(np.flatnonzero(bad)[0])
+            raise table.error(f"bad listening event (user {table['user'].values()[j]!r}, time {table['time'][j]!r}, "
+                              f"artist {table['artname'][j]!r})", j)
+        key = _artist_key(pd.Series(table["artid"]), pd.Series(table["artname"]))
+        check_ids(key.to_numpy(), "artist", table)
+        frame = pd.DataFrame({"user": table["user"].values(), "item": key.to_numpy(),
+                              "t": ts.astype("int64").to_numpy() // 10**9})
+        first = ~key.duplicated().to_numpy()
+        names.update(zip(key.to_numpy()[first], table["artname"][first]))
+        parts.append(frame.groupby(["user", "item"], sort=False)["t"].agg(["size", "min"]))
+        n_events += len(table)
     if not parts:
         raise DataError("empty listening log: no data lines", log)
     agg = pd.concat(parts).groupby(level=[0, 1]).agg({"size": "sum", "min": "min"}).reset_index()
@@ -217,7 +207,7 @@ def load_lastfm_1k(
     inter = _counts_to_ratings(inter, ratings, n_scale)
     item_info = pd.DataFrame({"name": pd.Series(names).reindex(items.ids).to_numpy()}, index=items.index)
     return Dataset("lastfm-1k", inter, {}, item_info=item_info, user_info=user_info,
-                   extras={"source": str(path), "source_counts": {"listening_events": line0 - 1}})
+                   extras={"source": str(path), "source_counts": {"listening_events": n_events}})
 
 
 # Last.fm 360K (play counts) ----------------------------------------------------------------------------------
@@ -232,7 +222,7 @@ def load_lastfm_360k(
     """
     path = Path(path)
     f = path / LASTFM_360K_PLAYS if path.is_dir() else path
-    frame = read_table(f, [("user", "str"), ("artid", "str?"), ("artname", "str?"), ("value", "float")],
+    frame = read_table(f, [("user", "id"), ("artid", "str?"), ("artname", "str?"), ("value", "float")],
                        what="play-count file (usersha1 artmbid artname plays)")
     if ((frame["artid"] == "") & (frame["artname"] == "")).any():
         j = int(np.flatnonzero(((frame["artid"] == "") & (frame["artname"] == "")).to_numpy())[0])
@@ -241,6 +231,7 @@ def load_lastfm_360k(
         j = int(np.flatnonzero(frame["value"].to_numpy() < 0)[0])
         raise DataError(f"play count must be ≥ 0, got {frame['value'].iloc[j]:g}", f, int(frame.attrs["lineno"][j]))
     frame["item"] = _artist_key(frame["artid"], frame["artname"])
+    check_ids(frame["item"].to_numpy(), "artist", frame)
     names = frame.drop_duplicates("item").set_index("item")["artname"]
     n_rows = len(frame)
     frame = resolve_duplicates(frame[["user", "item", "value"]], ["user", "item"],

@@ -18,7 +18,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from recdiv.data._build import attribute_from_pairs, check_scale, interactions_from_frame, split_labels
-from recdiv.data._read import decode, plain, read_bytes, read_table, resolve_duplicates
+from recdiv.data._read import plain, read_lines, read_table, resolve_duplicates
 from recdiv.data.interactions import Attribute, Dataset, Split
 from recdiv.data.vocab import Vocab
 from recdiv.errors import DataError
@@ -47,6 +47,13 @@ def load_ml100k(path: str | Path, *, splits: bool = True, duplicates: str = "err
     ratings = _ratings(path / "u.data", duplicates, (1, 5), 1.0)
     genre_tab = read_table(path / "u.genre", [("name", "str"), ("index", "int")], sep="|", encoding="latin-1",
                            what="genre file (name|index)")
+    resolve_duplicates(genre_tab, ["name"], None, "error", what="genre name")
+    resolve_duplicates(genre_tab, ["index"], None, "error", what="genre index")
+    out_of_range = ~genre_tab["index"].between(0, len(genre_tab) - 1).to_numpy()
+    if out_of_range.any():
+        j = int(np.flatnonzero(out_of_range)[0])
+        raise DataError(f"genre index {genre_tab['index'].iloc[j]} is not in 0..{len(genre_tab) - 1} (one line per "
+                        f"genre flag of u.item)", path / "u.genre", int(genre_tab.attrs["lineno"][j]))
     genre_names = genre_tab.sort_values("index")["name"].tolist()
     n_g = len(genre_names)
     item_cols = [("item", "int"), ("title", "str?"), ("release_date", "str?"), ("video_release_date", "str?"),
@@ -96,33 +103,29 @@ def load_ml100k(path: str | Path, *, splits: bool = True, duplicates: str = "err
 
 
 # ML-1M / ML-10M ---------------------------------------------------------------------------------------
-def _text_any(path: Path) -> tuple[str, str]:
-    """Text of a metadata file: UTF-8 if it decodes, else latin-1 (ML-1M's files are latin-1)."""
-    raw = read_bytes(path)
-    try:
-        return raw.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
-        return decode(raw, "latin-1", path), "latin-1"
+_TAG_LINE = r"^(?P<user>[0-9]+)::(?P<item>[0-9]+)::(?P<tag>.*)::(?P<timestamp>[0-9]+)$"
 
 
 def _dat_tags(path: Path, items: Vocab) -> tuple[Attribute, pd.DataFrame]:
     """ML-10M tags.dat (UserID::MovieID::Tag::Timestamp); the tag may itself contain '::'."""
-    text, _ = _text_any(path)
-    rows = []
-    for n, line in enumerate(text.split("\n"), 1):
-        line = line.rstrip("\r")
-        if not line:
-            continue
-        parts = line.split("::")
-        if len(parts) < 4:
-            raise DataError(f"expected 4 '::'-separated columns (user movie tag timestamp), found {len(parts)}",
-                            path, n)
-        user, item, ts = parts[0], parts[1], parts[-1]
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    table = read_lines(path, encoding="utf-8|latin-1", what="tag file (UserID::MovieID::Tag::Timestamp)")
+    fields = pc.extract_regex(table["line"], _TAG_LINE)
+    bad = fields.is_null().to_numpy(zero_copy_only=False)
+    if bad.any():
+        raise table.error("expected UserID::MovieID::Tag::Timestamp (user, movie and timestamp integers)",
+                          int(np.flatnonzero(bad)[0]))
+    cols = {}
+    for name in ("user", "item", "timestamp"):
         try:
-            rows.append((int(user), int(item), "::".join(parts[2:-1]), int(ts)))
-        except ValueError:
-            raise DataError("user, movie and timestamp must be integers", path, n) from None
-    frame = pd.DataFrame(rows, columns=["user", "item", "tag", "timestamp"])
+            cols[name] = pc.cast(pc.struct_field(fields, name), pa.int64()).to_numpy()
+        except pa.ArrowInvalid:
+            raise DataError(f"{name} too large an integer", path) from None
+    frame = pd.DataFrame({"user": cols["user"], "item": cols["item"],
+                          "tag": pc.struct_field(fields, "tag").to_numpy(zero_copy_only=False),
+                          "timestamp": cols["timestamp"]})
     return _tag_attribute(frame, items), frame
 
 
@@ -149,17 +152,17 @@ def load_ml_dat(path: str | Path, *, duplicates: str = "error", name: str | None
     scale = (0.5, 5.0) if ten else (1.0, 5.0)
     check_scale(probe, "value", scale, 0.5 if ten else 1.0)
     ratings = resolve_duplicates(probe, ["user", "item"], "value", duplicates)
-    text, _ = _text_any(path / "movies.dat")
     movies = read_table(path / "movies.dat", [("item", "int"), ("title", "str?"), ("genres", "str?")],
-                        text=text.replace("::", "\t"), what="movie file (MovieID::Title::Genres)")
+                        replace_sep="::", encoding="utf-8|latin-1", what="movie file (MovieID::Title::Genres)")
     resolve_duplicates(movies, ["item"], None, "error", what="movie id")
     user_info = None
     users_cols = []
     if (path / "users.dat").exists():
-        utext, _ = _text_any(path / "users.dat")
         utab = read_table(path / "users.dat", [("user", "int"), ("gender", "str"), ("age", "int"),
                                                ("occupation", "int"), ("zip", "str?")],
-                          text=utext.replace("::", "\t"), what="user file (UserID::Gender::Age::Occupation::Zip)")
+                          replace_sep="::", encoding="utf-8|latin-1",
+                          what="user file (UserID::Gender::Age::Occupation::Zip)")
+        resolve_duplicates(utab, ["user"], None, "error", what="user id")
         users_cols = [utab["user"]]
         user_info = utab.set_index("user")
     users = Vocab.from_values(ratings["user"], *users_cols)
@@ -214,6 +217,7 @@ def load_ml_csv(path: str | Path, *, duplicates: str = "error", tags: bool = Tru
     if (path / "links.csv").exists():
         links = read_table(path / "links.csv", [("movieId", "int"), ("imdbId", "str?"), ("tmdbId", "str?")],
                            sep=",", header=True, quoted=True, what="links file (movieId,imdbId,tmdbId)")
+        resolve_duplicates(links, ["movieId"], None, "error", what="movie id")
         info = info.join(links.set_index("movieId")[["imdbId", "tmdbId"]])
     return Dataset(name or path.name, inter, attrs, item_info=plain(info.reindex(items.ids)), extras=extras)
 

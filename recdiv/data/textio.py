@@ -1,29 +1,45 @@
 """Reading and writing recdiv's text formats, with errors that name file, line and problem.
 
-Formats (whitespace-separated, `#` lines are comments, ids are strings):
+Formats (fields separated by spaces or tabs, `#` lines are comments, ids are strings; gzip-compressed files are
+read transparently, and written when the target name ends in `.gz`):
 
 - TREC run: ``user Q0 item rank score tag``
-- TREC qrels: ``user 0 item grade`` (three columns ``user item grade`` are accepted too)
+- TREC qrels: ``user 0 item grade`` (three columns ``user item grade`` are accepted too); grades are finite
+  numbers in trec_eval's range -127..127 (negative grades are read, and kept)
 - interactions TSV: ``user item value [timestamp]``
 - item-aspect TSV: ``item aspect [weight]``
 
-Writers are atomic: a file is written beside its target and renamed into place.
+The readers are `recdiv.data._read.parse_table` layouts (pyarrow's CSV parser, vectorised checks); `parse_*`
+return the compact `Table` (ids dictionary-encoded), `read_*` a pandas DataFrame. Writers format whole columns
+at once and are atomic: a file is written beside its target and renamed into place. Ids containing whitespace
+cannot be written (the formats are whitespace-separated): that is a `DataError` naming the id and the file.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gzip
 import io
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
-from recdiv.data._read import Lines
+from recdiv.data._read import Codes, Layouts, Table, parse_table
 from recdiv.errors import DataError
+
+RUN_LAYOUT: Layouts = {6: [("user", "id"), ("q0", "skip"), ("item", "id"), ("rank", "int"), ("score", "float"),
+                           ("tag", "skip")]}
+QRELS_LAYOUTS: Layouts = {4: [("user", "id"), ("iter", "skip"), ("item", "id"), ("grade", "float")],
+                          3: [("user", "id"), ("item", "id"), ("grade", "float")]}
+INTERACTIONS_LAYOUTS: Layouts = {3: [("user", "id"), ("item", "id"), ("value", "float")],
+                                 4: [("user", "id"), ("item", "id"), ("value", "float"), ("timestamp", "int")]}
+ASPECTS_LAYOUTS: Layouts = {2: [("item", "id"), ("aspect", "id")],
+                            3: [("item", "id"), ("aspect", "id"), ("weight", "float")]}
+GRADE_RANGE = (-127, 127)  # trec_eval's: relevance judgements are integers in -127..127
 
 
 @contextlib.contextmanager
@@ -45,169 +61,164 @@ def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-
         raise
 
 
-def _lines(path: Path, encoding: str) -> list[str]:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise DataError("file not found", path) from None
-    except IsADirectoryError:
-        raise DataError("is a directory, expected a file", path) from None
-    try:
-        text = raw.decode(encoding)
-    except UnicodeDecodeError as e:
-        line = raw[: e.start].count(b"\n") + 1
-        raise DataError(f"not valid {encoding} text (byte {raw[e.start]:#04x})", path, line) from None
-    return text.splitlines()
+# readers ------------------------------------------------------------------------------------------------------
+def first_duplicate(*keys: Codes | np.ndarray) -> int | None:
+    """Row of the first repeat (in file order) of the combined key, or None."""
+    key = np.zeros(len(keys[0]), dtype=np.int64)
+    for k in keys:
+        codes = k.codes if isinstance(k, Codes) else np.unique(k, return_inverse=True)[1]
+        n = len(k.labels) if isinstance(k, Codes) else int(codes.max(initial=-1)) + 1
+        key = key * max(n, 1) + codes
+    order = np.argsort(key, kind="stable")
+    sk = key[order]
+    repeat = sk[1:] == sk[:-1]
+    return int(order[1:][repeat].min()) if repeat.any() else None
 
 
-def read_columns(
-    path: str | Path,
-    names: list[str],
-    *,
-    optional: int = 0,
-    numeric: dict[str, str] | None = None,
-    encoding: str = "utf-8",
-    what: str = "file",
-) -> pd.DataFrame:
-    """Parse a whitespace-separated file into a DataFrame with columns `names`.
-
-    The last `optional` columns may be missing (then absent from the frame if missing everywhere).
-    `numeric` maps column name to "int" or "float"; other columns stay strings. Empty files, wrong column
-    counts and non-numeric values raise DataError naming the line.
-    """
-    path = Path(path)
-    numeric = numeric or {}
-    lines = _lines(path, encoding)
-    rows: list[list[str]] = []
-    lineno: list[int] = []
-    lo, hi = len(names) - optional, len(names)
-    width = None
-    for n, line in enumerate(lines, 1):
-        s = line.strip()
-        if not s or s.startswith("#"):
-            continue
-        parts = s.split()
-        if not lo <= len(parts) <= hi:
-            expect = f"{lo}" if lo == hi else f"{lo} to {hi}"
-            raise DataError(f"expected {expect} columns ({' '.join(names)}) in a {what}, found {len(parts)}", path, n)
-        if width is None:
-            width = len(parts)
-        elif len(parts) != width:
-            raise DataError(f"expected {width} columns like the first line, found {len(parts)}", path, n)
-        rows.append(parts)
-        lineno.append(n)
-    if not rows:
-        raise DataError(f"empty {what}: no data lines", path)
-    frame = pd.DataFrame(rows, columns=names[:width])
-    for col, kind in numeric.items():
-        if col not in frame:
-            continue
-        conv = pd.to_numeric(frame[col], errors="coerce")
-        bad = conv.isna().to_numpy() | (~np.isfinite(conv.to_numpy(dtype=float, na_value=np.nan)))
-        if kind == "int" and not bad.any():
-            bad = conv.to_numpy(dtype=float) != np.round(conv.to_numpy(dtype=float))
-        if bad.any():
-            j = int(np.flatnonzero(bad)[0])
-            raise DataError(f"{col} must be {'an integer' if kind == 'int' else 'a number'}, got "
-                            f"{frame[col].iloc[j]!r}", path, lineno[j])
-        frame[col] = conv.astype(np.int64 if kind == "int" else np.float64)
-    frame.attrs["lineno"] = Lines(lineno)  # not a bare array: pandas compares attrs when combining frames
-    frame.attrs["path"] = str(path)
-    return frame
+def check_duplicates(table: Table, keys: list[str], what: str) -> None:
+    j = first_duplicate(*(table[k] for k in keys))
+    if j is not None:
+        vals = ", ".join(f"{k} {_value(table[k], j)!r}" for k in keys)
+        raise table.error(f"duplicate {what} ({vals})", j)
 
 
-def _check_duplicates(frame: pd.DataFrame, keys: list[str], what: str) -> None:
-    dup = frame.duplicated(keys).to_numpy()
-    if dup.any():
-        j = int(np.flatnonzero(dup)[0])
-        vals = ", ".join(f"{k} {frame[k].iloc[j]!r}" for k in keys)
-        raise DataError(f"duplicate {what} ({vals})", frame.attrs["path"], int(frame.attrs["lineno"][j]))
+def _value(col: Codes | np.ndarray, j: int):
+    return col.labels[col.codes[j]] if isinstance(col, Codes) else col[j]
 
 
-def read_trec_run(path: str | Path) -> pd.DataFrame:
-    """TREC run file -> columns user, item, rank, score, tag. A repeated (user, item) is an error."""
-    frame = read_columns(path, ["user", "q0", "item", "rank", "score", "tag"],
-                         numeric={"rank": "int", "score": "float"}, what="TREC run (user Q0 item rank score tag)")
-    _check_duplicates(frame, ["user", "item"], "item in a user's ranking")
-    return frame.drop(columns="q0")
+def parse_trec_run(path: str | Path) -> Table:
+    """TREC run -> Table (user, item, rank, score). A repeated (user, item) is an error."""
+    table = parse_table(path, RUN_LAYOUT, sep=None, comments=True, what="TREC run (user Q0 item rank score tag)")
+    check_duplicates(table, ["user", "item"], "item in a user's ranking")
+    return table
 
 
-def read_trec_qrels(path: str | Path) -> pd.DataFrame:
-    """TREC qrels (user 0 item grade, or user item grade) -> columns user, item, grade."""
-    path = Path(path)
-    frame = read_columns(path, ["user", "iter", "item", "grade"], optional=1, numeric={},
-                         what="qrels file (user 0 item grade)")
-    if "grade" not in frame:  # three columns: user item grade
-        frame = frame.rename(columns={"iter": "item", "item": "grade"})
-    else:
-        frame = frame.drop(columns="iter")
-    conv = pd.to_numeric(frame["grade"], errors="coerce")
-    if conv.isna().any():
-        j = int(np.flatnonzero(conv.isna().to_numpy())[0])
-        raise DataError(f"grade must be a number, got {frame['grade'].iloc[j]!r}", path,
-                        int(frame.attrs["lineno"][j]))
-    frame["grade"] = conv.astype(np.float64)
-    _check_duplicates(frame, ["user", "item"], "judgment")
-    return frame
+def parse_trec_qrels(path: str | Path) -> Table:
+    """TREC qrels (user 0 item grade, or user item grade) -> Table (user, item, grade)."""
+    table = parse_table(path, QRELS_LAYOUTS, sep=None, comments=True, what="qrels file (user 0 item grade)")
+    g = table["grade"]
+    bad = (g < GRADE_RANGE[0]) | (g > GRADE_RANGE[1])
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        raise table.error(f"grade must be between {GRADE_RANGE[0]} and {GRADE_RANGE[1]} (trec_eval's range), "
+                          f"got {float(g[j]):g}", j)
+    check_duplicates(table, ["user", "item"], "judgment")
+    return table
 
 
-def read_interactions_tsv(path: str | Path) -> pd.DataFrame:
-    """Interactions file (user item value [timestamp]) -> columns user, item, value[, timestamp]."""
-    frame = read_columns(path, ["user", "item", "value", "timestamp"], optional=1,
-                         numeric={"value": "float", "timestamp": "int"},
-                         what="interactions file (user item value [timestamp])")
-    _check_duplicates(frame, ["user", "item"], "(user, item) pair")
-    return frame
+def parse_interactions_tsv(path: str | Path) -> Table:
+    """Interactions file (user item value [timestamp]) -> Table (user, item, value[, timestamp])."""
+    table = parse_table(path, INTERACTIONS_LAYOUTS, sep=None, comments=True,
+                        what="interactions file (user item value [timestamp])")
+    check_duplicates(table, ["user", "item"], "(user, item) pair")
+    return table
 
 
-def read_item_aspects_tsv(path: str | Path) -> pd.DataFrame:
-    """Item-aspect file (item aspect [weight]) -> columns item, aspect, weight (default 1)."""
-    frame = read_columns(path, ["item", "aspect", "weight"], optional=1, numeric={"weight": "float"},
-                         what="item-aspect file (item aspect [weight])")
-    if "weight" not in frame:
-        frame["weight"] = 1.0
-    _check_duplicates(frame, ["item", "aspect"], "(item, aspect) pair")
-    return frame
+def parse_item_aspects_tsv(path: str | Path) -> Table:
+    """Item-aspect file (item aspect [weight]) -> Table (item, aspect, weight; weight 1 when absent)."""
+    table = parse_table(path, ASPECTS_LAYOUTS, sep=None, comments=True,
+                        what="item-aspect file (item aspect [weight])")
+    if "weight" not in table.columns:
+        table.columns["weight"] = np.ones(len(table))
+    check_duplicates(table, ["item", "aspect"], "(item, aspect) pair")
+    return table
 
 
-def _fmt_id(x) -> str:
-    s = str(x)
-    if not s or any(c.isspace() for c in s):
-        raise ValueError(f"id {x!r} cannot be written to a whitespace-separated file")
-    return s
+def read_trec_run(path: str | Path):
+    """TREC run file -> DataFrame with columns user, item, rank, score (ids as strings)."""
+    return parse_trec_run(path).frame()
 
 
-def write_trec_run(frame: pd.DataFrame, path: str | Path, tag: str = "recdiv") -> None:
-    """Write columns user, item, rank, score as a TREC run (atomically)."""
-    with atomic_write(path) as fh:
-        for u, i, r, s in zip(frame["user"], frame["item"], frame["rank"], frame["score"]):
-            fh.write(f"{_fmt_id(u)} Q0 {_fmt_id(i)} {int(r)} {float(s):.17g} {tag}\n")
+def read_trec_qrels(path: str | Path):
+    """TREC qrels (user 0 item grade, or user item grade) -> DataFrame with columns user, item, grade."""
+    return parse_trec_qrels(path).frame()
 
 
-def write_trec_qrels(frame: pd.DataFrame, path: str | Path) -> None:
+def read_interactions_tsv(path: str | Path):
+    """Interactions file (user item value [timestamp]) -> DataFrame with columns user, item, value[, timestamp]."""
+    return parse_interactions_tsv(path).frame()
+
+
+def read_item_aspects_tsv(path: str | Path):
+    """Item-aspect file (item aspect [weight]) -> DataFrame with columns item, aspect, weight (default 1)."""
+    return parse_item_aspects_tsv(path).frame()
+
+
+# writers ------------------------------------------------------------------------------------------------------
+_UNWRITABLE = re.compile(r"[\s\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
+
+
+def id_strings(values, path: str | Path, what: str = "id") -> np.ndarray:
+    """The ids of `values` as strings (object array), each formatted once; an id that is empty or holds whitespace
+    or a control character cannot go into a whitespace-separated file: DataError naming it and the file."""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(np.asarray(values), sort=False)
+    labels = np.array([str(x) for x in uniques], dtype=object)
+    bad = np.fromiter(map(bool, map(_UNWRITABLE.search, labels)), bool, len(labels)) | (labels == "")
+    if bad.any():
+        x = labels[np.flatnonzero(bad)[0]]
+        raise DataError(f"cannot write {what} {x!r}: ids in this whitespace-separated format cannot be empty or "
+                        f"contain whitespace or control characters", path)
+    return labels[codes]
+
+
+def _number_strings(values: np.ndarray, style: str) -> list[str]:
+    """'%.17g' of every value, or ('short') integers without a decimal point and other values as repr."""
+    v = np.asarray(values, dtype=np.float64)
+    if style == "17g":
+        return list(map("%.17g".__mod__, v.tolist()))
+    whole = np.isfinite(v) & (v == np.round(v))
+    out = np.empty(len(v), dtype=object)
+    out[whole] = list(map(str, map(int, v[whole].tolist())))
+    out[~whole] = list(map(repr, v[~whole].tolist()))
+    return out.tolist()
+
+
+def _write_text(path: str | Path, text: str) -> None:
+    """Write `text` atomically; gzip-compressed (reproducibly: no name, no time stamp) when `path` ends in .gz."""
+    data = text.encode("utf-8")
+    if str(path).endswith(".gz"):
+        data = gzip.compress(data, mtime=0)
+    with atomic_write(path, "wb") as fh:
+        fh.write(data)
+
+
+def write_trec_run(frame, path: str | Path, tag: str = "recdiv") -> None:
+    """Write columns user, item, rank, score as a TREC run (atomically; gzip when `path` ends in .gz)."""
+    (tag_text,) = id_strings([tag], path, "run tag")
+    users = id_strings(frame["user"].to_numpy(), path, "user id")
+    items = id_strings(frame["item"].to_numpy(), path, "item id")
+    ranks = list(map(str, np.asarray(frame["rank"], dtype=np.int64).tolist()))
+    scores = _number_strings(frame["score"].to_numpy(), "17g")
+    line = "{} Q0 {} {} {} " + tag_text.replace("{", "{{").replace("}", "}}") + "\n"
+    _write_text(path, "".join(map(line.format, users, items, ranks, scores)))
+
+
+def write_trec_qrels(frame, path: str | Path) -> None:
     """Write columns user, item, grade as TREC qrels (atomically); integral grades print as integers."""
-    with atomic_write(path) as fh:
-        for u, i, g in zip(frame["user"], frame["item"], frame["grade"]):
-            g = float(g)
-            fh.write(f"{_fmt_id(u)} 0 {_fmt_id(i)} {int(g) if g.is_integer() else repr(g)}\n")
+    users = id_strings(frame["user"].to_numpy(), path, "user id")
+    items = id_strings(frame["item"].to_numpy(), path, "item id")
+    grades = _number_strings(frame["grade"].to_numpy(), "short")
+    _write_text(path, "".join(map("{} 0 {} {}\n".format, users, items, grades)))
 
 
-def write_interactions_tsv(frame: pd.DataFrame, path: str | Path) -> None:
+def write_interactions_tsv(frame, path: str | Path) -> None:
     """Write columns user, item, value[, timestamp] as TSV (atomically)."""
-    cols = ["user", "item", "value"] + (["timestamp"] if "timestamp" in frame else [])
-    with atomic_write(path) as fh:
-        for row in zip(*(frame[c] for c in cols)):
-            v = float(row[2])
-            parts = [_fmt_id(row[0]), _fmt_id(row[1]), str(int(v)) if v.is_integer() else repr(v)]
-            if len(row) > 3:
-                parts.append(str(int(row[3])))
-            fh.write("\t".join(parts) + "\n")
+    cols = [id_strings(frame["user"].to_numpy(), path, "user id"), id_strings(frame["item"].to_numpy(), path,
+                                                                               "item id"),
+            _number_strings(frame["value"].to_numpy(), "short")]
+    if "timestamp" in frame:
+        cols.append(list(map(str, np.asarray(frame["timestamp"], dtype=np.int64).tolist())))
+    line = "\t".join(["{}"] * len(cols)) + "\n"
+    _write_text(path, "".join(map(line.format, *cols)))
 
 
-def write_item_aspects_tsv(frame: pd.DataFrame, path: str | Path) -> None:
+def write_item_aspects_tsv(frame, path: str | Path) -> None:
     """Write columns item, aspect[, weight] as TSV (atomically)."""
-    with atomic_write(path) as fh:
-        has_w = "weight" in frame
-        for row in zip(frame["item"], frame["aspect"], frame["weight"] if has_w else frame["item"]):
-            line = f"{_fmt_id(row[0])}\t{_fmt_id(row[1])}"
-            fh.write(line + (f"\t{float(row[2]):.17g}\n" if has_w else "\n"))
+    cols = [id_strings(frame["item"].to_numpy(), path, "item id"),
+            id_strings(frame["aspect"].to_numpy(), path, "aspect")]
+    if "weight" in frame:
+        cols.append(_number_strings(frame["weight"].to_numpy(), "17g"))
+    line = "\t".join(["{}"] * len(cols)) + "\n"
+    _write_text(path, "".join(map(line.format, *cols)))

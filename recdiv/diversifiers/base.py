@@ -15,10 +15,10 @@ from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
 
 from recdiv.aspects.similarity import ItemSimilarity, SetCosine
 from recdiv.aspects.space import AspectSpace
+from recdiv.config import Config
 from recdiv.data.interactions import Interactions
 from recdiv.data.rankings import PAD, Rankings
 from recdiv.data.vocab import Vocab
@@ -26,10 +26,9 @@ from recdiv.diversifiers.novelty import item_novelty
 from recdiv.errors import ConfigError, DataError
 
 
-class RerankerConfig(BaseModel):
-    """Base of every reranker configuration: unknown keys are errors; `lambda` may be written as is."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+class RerankerConfig(Config):
+    """Base of every reranker configuration (`recdiv.config.Config`: unknown keys and values of the wrong type
+    are errors, immutable); `lambda` may be written as is."""
 
 
 @dataclass(eq=False)
@@ -144,6 +143,8 @@ class Reranker(ABC):
 
     NAME: ClassVar[str] = ""
     Config: ClassVar[type[RerankerConfig]] = RerankerConfig
+    #: context parts the reranker reads: "train" (profiles p(a|u), popularity), "aspects" (A(i), similarity)
+    NEEDS: ClassVar[tuple[str, ...]] = ("aspects",)
     BLOCK_USERS: ClassVar[int] = 512  # users per block: keeps the per-step (users × N) arrays in cache
 
     def __init__(self, config: RerankerConfig | None = None, **params):

@@ -35,6 +35,7 @@ class Calibrated(GreedyReranker):
     """
 
     NAME = "Calibrated"
+    NEEDS = ("aspects", "train")
     Config = CalibratedConfig
 
     def init_state(self, block: CandidateBlock):

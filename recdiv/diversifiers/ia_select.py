@@ -27,6 +27,7 @@ class IASelect(GreedyReranker):
     """
 
     NAME = "IASelect"
+    NEEDS = ("aspects", "train")
     Config = IASelectConfig
 
     def init_state(self, block: CandidateBlock):

@@ -27,6 +27,7 @@ class NGD(GreedyReranker):
     """
 
     NAME = "NGD"
+    NEEDS = ("train",)
     Config = NGDConfig
 
     def _rerank_block(self, block, k):

@@ -29,6 +29,7 @@ class PM2(GreedyReranker):
     """
 
     NAME = "PM2"
+    NEEDS = ("aspects", "train")
     Config = PM2Config
 
     def init_state(self, block: CandidateBlock):

@@ -17,6 +17,7 @@ class Random(Reranker):
     output the first k. A lower bound for diversity/novelty comparisons. METRICS.md §E.9."""
 
     NAME = "Random"
+    NEEDS = ()
     Config = RandomConfig
     BLOCK_USERS = 1 << 62  # one block: the generator stream runs over all users in order
 

@@ -1,9 +1,13 @@
-"""Registry of rerankers: `RERANKERS` (name → class) and `make_reranker(name, **params)`."""
+"""The rerankers by name: `RERANKERS` (a `recdiv.registry.Registry`) and `make_reranker(name, **params)`.
+
+Names follow the registry's spelling rule: ``IA-Select`` = ``ia-select`` = ``iaselect`` = ``IASelect``; the
+papers' spellings (``PM-2``, ``xQuAD``, ``MMR``) are aliases. ``module:Class`` and the entry-point group
+``recdiv.rerankers`` add rerankers of other packages (docs/tutorial-reranker.md).
+"""
 
 from __future__ import annotations
 
-from pydantic import ValidationError
-
+from recdiv.config import validate_config
 from recdiv.diversifiers.base import Reranker
 from recdiv.diversifiers.calibrated import Calibrated
 from recdiv.diversifiers.dpp import DPP
@@ -14,27 +18,29 @@ from recdiv.diversifiers.pm2 import PM2
 from recdiv.diversifiers.random import Random
 from recdiv.diversifiers.xquad import XQuAD
 from recdiv.diversifiers.ziegler import Ziegler
-from recdiv.errors import ConfigError
+from recdiv.registry import Registry
 
-RERANKERS: dict[str, type[Reranker]] = {
-    cls.NAME: cls for cls in (MMR, Ziegler, IASelect, XQuAD, NGD, PM2, DPP, Calibrated, Random)
-}
+RERANKERS: Registry[type[Reranker]] = Registry("reranker", group="recdiv.rerankers", base=Reranker)
+for _cls, _aliases in [
+    (MMR, ("maximal-marginal-relevance",)),
+    (Ziegler, ("topic-diversification",)),
+    (IASelect, ()),
+    (XQuAD, ()),
+    (NGD, ("novelty-greedy",)),
+    (PM2, ()),
+    (DPP, ("determinantal-point-process",)),
+    (Calibrated, ("calibration", "steck")),
+    (Random, ("random-rerank",)),
+]:
+    RERANKERS.add(_cls.NAME, _cls, aliases=_aliases)
 
 
 def make_reranker(name: str, **params) -> Reranker:
-    """A configured reranker by registry name, e.g. `make_reranker("MMR", **{"lambda": 0.8})`.
+    """A configured reranker by name (or ``module:Class``), e.g. `make_reranker("MMR", **{"lambda": 0.8})`.
 
-    Unknown names and invalid parameters raise `ConfigError` naming the problem.
+    Unknown names (with a did-you-mean) and invalid parameters raise `ConfigError` naming the problem.
     """
-    cls = RERANKERS.get(name)
-    if cls is None:
-        lower = {k.lower(): k for k in RERANKERS}
-        if name.lower() in lower:
-            cls = RERANKERS[lower[name.lower()]]
-        else:
-            raise ConfigError(f"unknown reranker {name!r} (known: {', '.join(RERANKERS)})")
-    try:
-        return cls(cls.Config(**params))
-    except ValidationError as e:
-        problems = "; ".join(f"{'.'.join(str(x) for x in err['loc']) or name}: {err['msg']}" for err in e.errors())
-        raise ConfigError(f"bad parameters for reranker {cls.NAME}: {problems}") from None
+    entry = RERANKERS.entry(name)
+    cls = entry.obj
+    config = validate_config(cls.Config, params, what=f"bad parameters for reranker {entry.name}")
+    return cls(config)

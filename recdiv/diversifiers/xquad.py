@@ -39,6 +39,7 @@ class XQuAD(GreedyReranker):
     """
 
     NAME = "xQuAD"
+    NEEDS = ("aspects", "train")
     Config = XQuADConfig
 
     def _rerank_block(self, block, k):

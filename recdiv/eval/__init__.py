@@ -19,9 +19,16 @@ _EXPORTS = {
     "evaluate": "recdiv.eval.evaluate",
     "preference_per_user": "recdiv.eval.evaluate",
     "preference_summary": "recdiv.eval.evaluate",
+    "Evaluation": "recdiv.eval.evaluate",
+    "evaluate_files": "recdiv.eval.io",
     "evaluate_itemlists": "recdiv.eval.io",
     "load_inputs": "recdiv.eval.io",
-    "summarize": "recdiv.eval.io",
+    "MEASURES": "recdiv.eval.measure",
+    "Param": "recdiv.eval.measure",
+    "PerUserMeasure": "recdiv.eval.measure",
+    "SystemMeasure": "recdiv.eval.measure",
+    "PairwiseMeasure": "recdiv.eval.measure",
+    "add_spelling": "recdiv.eval.catalog",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

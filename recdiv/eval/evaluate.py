@@ -1,35 +1,121 @@
-"""Evaluation entry points on in-memory data: per-user values of measures for runs (`evaluate`) and per-user
-preferences between two runs (`preference_per_user`, `preference_summary`; METRICS.md §D.5)."""
+"""Evaluation on in-memory data, and the one results type of every evaluation.
+
+`evaluate(runs, qrels, measures, context)` evaluates runs (`Rankings`) against qrels and returns an
+`Evaluation`; `recdiv.eval.io.evaluate_files` does the same from TREC files, `recdiv.eval.io.evaluate_itemlists`
+from LensKit item lists. Per-user preferences between two runs: `preference_per_user`, `preference_summary`
+(METRICS.md §D.5).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy.stats import binomtest
 
 from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
+from recdiv.errors import ConfigError
 from recdiv.eval.catalog import parse_measure, parse_measures
 from recdiv.eval.context import EvalContext
-from recdiv.eval.measure import Measure
-from recdiv.eval.metrics.preference import PairwiseMeasure
+from recdiv.eval.measure import Measure, PairwiseMeasure
 
-__all__ = ["PreferenceSummary", "evaluate", "preference_per_user", "preference_summary"]
+__all__ = ["Evaluation", "PreferenceSummary", "evaluate", "preference_per_user", "preference_summary"]
+
+
+@dataclass(frozen=True, eq=False)
+class Evaluation:
+    """Runs × measures evaluated against one qrels under one context: a plain record of the numbers.
+
+    measures: the measures, parsed (`str(m)` is the key of every table below), in the order asked;
+    runs: the run names; users: the external ids of the evaluated users (METRICS.md §0.2) — the order of
+    every per-user array; per_user: {run: {measure: per-user values}} for the per-user measures (NaN = a user
+    the measure skips, e.g. Spearman with fewer than two rated items); values: {run: {measure: system value}}
+    for every measure (the mean of the per-user values, or the measure's own aggregate: system-level measures,
+    FCP, rank effectiveness); threshold and population: the relevance threshold τ and the population used.
+    Each measure's direction (`HIGHER_IS_BETTER`) and kind (`KIND`) come with the measure objects.
+    """
+
+    measures: tuple[Measure, ...]
+    runs: tuple[str, ...]
+    users: np.ndarray
+    per_user: Mapping[str, Mapping[str, np.ndarray]]
+    values: Mapping[str, Mapping[str, float]]
+    threshold: float
+    population: str
+
+    def value(self, run: str, measure: str | Measure) -> float:
+        """The system value of `measure` for `run`."""
+        return self.values[run][self._key(measure)]
+
+    def user_values(self, run: str, measure: str | Measure) -> np.ndarray:
+        """The per-user values of `measure` for `run` (in `users` order)."""
+        key = self._key(measure)
+        if key not in self.per_user[run]:
+            raise ConfigError(f"{key} is a system-level measure: it has no per-user values")
+        return self.per_user[run][key]
+
+    def _key(self, measure: str | Measure) -> str:
+        key = str(parse_measure(measure))
+        if key not in self.values[self.runs[0]] if self.runs else True:
+            raise ConfigError(f"{measure} was not evaluated; measures: {', '.join(map(str, self.measures))}")
+        return key
+
+    def table(self) -> pd.DataFrame:
+        """System values: one row per run, one column per measure."""
+        return pd.DataFrame([[self.values[r][str(m)] for m in self.measures] for r in self.runs],
+                            index=pd.Index(self.runs, name="run"), columns=[str(m) for m in self.measures])
+
+    def user_table(self, run: str) -> pd.DataFrame:
+        """Per-user values of one run: one row per evaluated user (index: user id), one column per per-user
+        measure."""
+        return pd.DataFrame(dict(self.per_user[run]), index=pd.Index(self.users, name="user"))
+
+    def to_dict(self, per_user: bool = False) -> dict:
+        """{"runs": {run: {measure: value}}, "per_user": {run: {measure: {user: value}}}} with plain floats
+        (the JSON of `recdiv eval`); "per_user" only if asked."""
+        out: dict = {"runs": {r: {m: float(v) for m, v in self.values[r].items()} for r in self.runs}}
+        if per_user:
+            ids = [str(u) for u in self.users]
+            out["per_user"] = {r: {m: {u: float(v) for u, v in zip(ids, vals)} for m, vals in self.per_user[r].items()}
+                               for r in self.runs}
+        return out
 
 
 def evaluate(
-    runs: dict[str, Rankings] | Rankings,
+    runs: Mapping[str, Rankings] | Rankings,
     qrels: Qrels,
-    measures,
+    measures: Iterable[str | Measure] | str | Measure,
     context: EvalContext | None = None,
-) -> dict[str, dict[str, np.ndarray]]:
-    """Per-user values of every measure for every run: {run: {str(measure): array over view.users}}."""
+) -> Evaluation:
+    """Evaluate every run on every measure: per-user values and system values (`Evaluation`).
+
+    runs: {name: Rankings} (a single `Rankings` is named "run"); measures: measure objects or strings
+    (``"nDCG@10"``). Pairwise measures compare two runs: use `preference_per_user` or `recdiv compare`.
+    """
     context = context or EvalContext()
     if isinstance(runs, Rankings):
         runs = {"run": runs}
-    ms = parse_measures(measures)
-    return {name: {str(m): m.per_user(run, qrels, context) for m in ms} for name, run in runs.items()}
+    ms = parse_measures([measures] if isinstance(measures, str | Measure) else measures)
+    for m in ms:
+        if isinstance(m, PairwiseMeasure):
+            raise ConfigError(f"{m} compares two runs: use preference_per_user or `recdiv compare`")
+        m._check_context(context)
+    users = qrels.users.id_of(qrels.population(context.threshold, context.population))
+    per_user: dict[str, dict[str, np.ndarray]] = {}
+    values: dict[str, dict[str, float]] = {}
+    for name, run in runs.items():
+        per_user[name], values[name] = {}, {}
+        for m in ms:
+            if m.KIND == "per-user":
+                v = per_user[name][str(m)] = m.per_user(run, qrels, context)
+                values[name][str(m)] = float(m.aggregate(v, context.view(run, qrels)))
+            else:
+                values[name][str(m)] = float(m.value(run, qrels, context))
+    return Evaluation(tuple(ms), tuple(runs), np.asarray(users), per_user, values, float(context.threshold),
+                      str(context.population))
 
 
 def preference_per_user(name, run_x, run_y, qrels, context=None) -> np.ndarray:

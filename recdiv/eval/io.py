@@ -1,5 +1,5 @@
-"""Evaluation inputs and outputs: qrels and run files (or LensKit item lists) over one shared vocabulary,
-the `EvalContext` side files, and the run × measure summary that `recdiv eval` prints.
+"""Evaluation from files and LensKit item lists: qrels and run files (or item lists) over one shared vocabulary,
+the `EvalContext` side files, and `evaluate_files`, the file counterpart of `recdiv.eval.evaluate.evaluate`.
 
 All ids read from files are strings. Users and items of every file (qrels, runs, `--train`, `--aspects`,
 `--previous`) go into one user `Vocab` and one item `Vocab`, so that every array lines up.
@@ -23,6 +23,7 @@ from recdiv.data.vocab import Vocab
 from recdiv.errors import ConfigError, DataError
 from recdiv.eval.catalog import parse_measures
 from recdiv.eval.context import EvalContext
+from recdiv.eval.evaluate import Evaluation, evaluate
 from recdiv.eval.measure import Measure
 
 
@@ -95,43 +96,24 @@ def load_inputs(
     return EvalInputs(qrels, runs, context)
 
 
-# summaries -------------------------------------------------------------------------------------------
-def summarize(
-    runs: dict[str, Rankings] | Rankings,
-    qrels: Qrels,
-    measures: Iterable[str | Measure],
-    context: EvalContext | None = None,
+def evaluate_files(
+    qrels_path: str | Path,
+    run_paths: Sequence[str | Path],
+    measures: Iterable[str | Measure] | str,
     *,
-    per_user: bool = False,
-) -> dict:
-    """{"runs": {run: {measure: value}}, "per_user": {run: {measure: {user: value}}}} (the JSON of `recdiv eval`).
-
-    Run values come from `measure.value` (the mean over the evaluated users, or the system-level value of
-    measures that define one: FCP, HLU_breese, aggregate diversity, ...). `per_user` (only if asked) lists the
-    per-user measures; users are external ids, in dense-index order; NaN marks a skipped user (e.g. Spearman
-    with fewer than two rated items).
-    """
-    context = context or EvalContext()
-    if isinstance(runs, Rankings):
-        runs = {"run": runs}
-    ms = parse_measures(measures)
-    out: dict = {"runs": {}}
-    if per_user:
-        out["per_user"] = {}
-    for name, run in runs.items():
-        out["runs"][name] = {str(m): float(m.value(run, qrels, context)) for m in ms}
-        if per_user:
-            users = None
-            table = {}
-            for m in ms:
-                if m.SYSTEM_LEVEL:
-                    continue
-                values = m.per_user(run, qrels, context)
-                if users is None:
-                    users = qrels.users.id_of(context.view(run, qrels).users)
-                table[str(m)] = {str(u): float(v) for u, v in zip(users, values)}
-            out["per_user"][name] = table
-    return out
+    train: str | Path | None = None,
+    aspects: str | Path | None = None,
+    previous: str | Path | None = None,
+    threshold: float = 4.0,
+    population: str = "relevant",
+) -> Evaluation:
+    """Evaluate TREC run files against a TREC qrels file (and the optional context files, as `load_inputs`):
+    the file counterpart of `recdiv.eval.evaluate.evaluate`, returning the same `Evaluation`. Runs are named
+    by their file stems (`run_names`). Measures are parsed before any file is read."""
+    ms = parse_measures([measures] if isinstance(measures, str) else measures)
+    inputs = load_inputs(qrels_path, run_paths, train=train, aspects=aspects, previous=previous,
+                         threshold=threshold, population=population)
+    return evaluate(inputs.runs, inputs.qrels, ms, inputs.context)
 
 
 # LensKit item lists ---------------------------------------------------------------------------------
@@ -158,24 +140,16 @@ def inputs_from_itemlists(recs, test, *, grade_field: str = "rating") -> tuple[R
 def evaluate_itemlists(
     recs,
     test,
-    measures: Iterable[str | Measure],
+    measures: Iterable[str | Measure] | str,
     *,
     threshold: float = 4.0,
     population: str = "relevant",
     grade_field: str = "rating",
-    per_user: bool = False,
-) -> pd.Series | pd.DataFrame:
-    """Evaluate LensKit recommendations (`ItemListCollection`) against LensKit test item lists.
-
-    Returns a Series measure → system value, or with `per_user=True` a DataFrame (index: user id, one column
-    per per-user measure; NaN = skipped user). Context-dependent measures (novelty, aspects) need
-    `recdiv.eval.evaluate` with an `EvalContext` instead.
+) -> Evaluation:
+    """Evaluate LensKit recommendations (`ItemListCollection`) against LensKit test item lists: an `Evaluation`
+    with one run named "recs" (`.table()` for the system values, `.user_table("recs")` for the per-user ones).
+    Context-dependent measures (novelty, aspects) need `recdiv.eval.evaluate.evaluate` with an `EvalContext`.
     """
     rankings, qrels = inputs_from_itemlists(recs, test, grade_field=grade_field)
     context = EvalContext(threshold=threshold, population=population)  # type: ignore[arg-type]
-    ms = parse_measures(measures)
-    if not per_user:
-        return pd.Series({str(m): m.value(rankings, qrels, context) for m in ms}, name="value")
-    users = qrels.users.id_of(context.view(rankings, qrels).users)
-    cols = {str(m): m.per_user(rankings, qrels, context) for m in ms if not m.SYSTEM_LEVEL}
-    return pd.DataFrame(cols, index=pd.Index(users, name="user"))
+    return evaluate({"recs": rankings}, qrels, measures, context)

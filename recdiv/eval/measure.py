@@ -1,77 +1,181 @@
-"""Typed measure objects parsed from ir_measures-style strings: ``Name(param=value,...)@K``.
+"""Measures as typed value objects: ``Name(param=value,...)@K`` with declared parameters, of one of three kinds.
 
-A measure class declares its name, parameters (with defaults), whether it takes a cutoff, its formula
-and its citation, and registers itself with `@register`. `recdiv.eval.catalog.parse_measure("nDCG(gain=exp)@10")`
-returns an instance; `str()` prints the canonical form (parameters in declaration order, defaults omitted), so
-`str(parse_measure(s)) == s` for canonical strings. Instances are hashable value objects.
+A measure class declares its name, its parameters (`Param`: name, type, default, choices or range,
+description), whether it takes a cutoff, its formula, citation and METRICS.md section, whether higher values
+are better, and registers itself in `MEASURES` with `@register`. Parsing and validation
+(`recdiv.eval.catalog.parse_measure`), printing (`str()` gives the canonical form: parameters in declaration
+order, defaults omitted, so `str(parse_measure(s)) == s` for canonical strings), `recdiv eval --list` and
+docs/metrics.md all come from these declarations. Instances are immutable and hashable.
+
+The kind of a measure is its base class:
+
+- `PerUserMeasure`: a value per evaluated user (`per_user`), the system value is their mean (`aggregate`);
+- `SystemMeasure`: one value for a whole run (aggregate diversity, Gini, ...), no per-user values;
+- `PairwiseMeasure`: a preference per user between two runs (`compare`; lexicographic preferences).
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from recdiv.errors import ConfigError
 from recdiv.eval.context import EvalContext
+from recdiv.registry import Registry
 
 if TYPE_CHECKING:
     from recdiv.data.qrels import Qrels
     from recdiv.data.rankings import Rankings
 
-REGISTRY: dict[str, type[Measure]] = {}
+__all__ = ["MEASURES", "Measure", "PairwiseMeasure", "Param", "PerUserMeasure", "SystemMeasure", "register"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """A declared measure parameter.
+
+    type: int, float, str or bool; choices: the allowed values (str parameters); low/high: inclusive bounds
+    unless low_open/high_open; spec: for parameters written in a small language of their own (rank discounts,
+    relevance models), a function that parses the text and raises ConfigError if it is not valid.
+    """
+
+    name: str
+    type: type
+    default: Any
+    description: str = ""
+    choices: tuple[Any, ...] | None = None
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    spec: Callable[[str], Any] | None = None
+
+    def coerce(self, measure: str, value: Any) -> Any:
+        """The value as this parameter's type (text from a measure string is converted); ConfigError if not."""
+        t = self.type
+        try:
+            if isinstance(value, str) and t is not str:
+                if t is bool:
+                    if value.lower() not in ("true", "false", "1", "0"):
+                        raise ValueError
+                    return value.lower() in ("true", "1")
+                return t(float(value)) if t is int and float(value).is_integer() else t(value)
+            if t is float and isinstance(value, int | float | np.number) and not isinstance(value, bool):
+                return float(value)
+            if t is int and isinstance(value, int | np.integer) and not isinstance(value, bool):
+                return int(value)
+            if t is str:
+                return str(value)
+            if isinstance(value, t):
+                return value
+            raise ValueError
+        except ValueError:
+            raise ConfigError(f"{measure}: parameter {self.name}={value!r} is not a valid {t.__name__}") from None
+
+    def check(self, measure: str, value: Any) -> None:
+        """ConfigError naming the measure and the parameter if `value` is not allowed."""
+        if self.choices is not None and value not in self.choices:
+            raise ConfigError(f"{measure}: {self.name} must be one of {', '.join(map(_fmt, self.choices))}, "
+                              f"got {value!r}")
+        if self.low is not None or self.high is not None:
+            if isinstance(value, float) and math.isnan(value):
+                raise ConfigError(f"{measure}: {self.name} must be a number, got nan")
+            below = self.low is not None and (value <= self.low if self.low_open else value < self.low)
+            above = self.high is not None and (value >= self.high if self.high_open else value > self.high)
+            if below or above:
+                raise ConfigError(f"{measure}: {self.name} must be in {self.range_text()}, got {_fmt(value)}")
+        if self.spec is not None:
+            try:
+                self.spec(value)
+            except ConfigError as e:
+                raise ConfigError(f"{measure}: {self.name}={value}: {e}") from None
+
+    def range_text(self) -> str:
+        lo = "−∞" if self.low is None else _fmt(self.low)
+        hi = "∞" if self.high is None else _fmt(self.high)
+        left = "(" if self.low_open or self.low is None else "["
+        right = ")" if self.high_open or self.high is None else "]"
+        return f"{left}{lo}, {hi}{right}"
+
+    def describe(self) -> str:
+        """One line for `--list` and docs/metrics.md: description, then the allowed values."""
+        allowed = ""
+        if self.choices is not None:
+            allowed = "one of " + ", ".join(map(_fmt, self.choices))
+        elif self.low is not None or self.high is not None:
+            allowed = "in " + self.range_text()
+        return "; ".join(x for x in (self.description, allowed) if x)
+
+
+#: every measure class by canonical name (spelling rule of `recdiv.registry`: case and punctuation are ignored)
+MEASURES: Registry[type[Measure]] = Registry("measure")
 
 
 def register(cls: type[Measure]) -> type[Measure]:
-    """Class decorator: make a measure class available to `parse_measure` under `cls.NAME`."""
-    if cls.NAME in REGISTRY and REGISTRY[cls.NAME] is not cls:
-        raise ValueError(f"measure name {cls.NAME!r} registered twice")
-    REGISTRY[cls.NAME] = cls
-    return cls
+    """Class decorator: make a measure class available to `parse_measure` under `cls.NAME` (and `cls.ALIASES`)."""
+    return MEASURES.add(cls.NAME, cls, aliases=cls.ALIASES)
 
 
 class Measure:
-    """A metric with fixed parameters and an optional cutoff.
+    """A metric with fixed parameters and an optional cutoff (use one of the three kinds below as the base).
 
-    Subclasses set NAME, PARAMS (name -> default; the default's type is the parameter's type), CUTOFF
-    ("optional", "required" or "none"), FORMULA, CITATION, SECTION (of METRICS.md), KIND
-    ("accuracy", "novelty", "diversity", "intent-aware", "unified", "preference", "system"), NEEDS
-    (context parts required: "train", "aspects", "previous", ...) and implement `compute`.
+    Subclasses set NAME, PARAMS (a tuple of `Param`, in printing order), CUTOFF ("optional", "required" or
+    "none"), FORMULA, CITATION, SECTION (of METRICS.md), FAMILY (the section of the metric reference:
+    "accuracy", "novelty", "diversity", "system", "intent-aware", "unified", "preference"), NEEDS (context
+    parts required: "train", "aspects", "previous"), HIGHER_IS_BETTER, optionally ALIASES, and may override
+    `validate` for checks that involve several parameters.
     """
 
     NAME: ClassVar[str] = ""
-    PARAMS: ClassVar[dict[str, Any]] = {}
+    ALIASES: ClassVar[tuple[str, ...]] = ()
+    PARAMS: ClassVar[tuple[Param, ...]] = ()
     CUTOFF: ClassVar[str] = "optional"
     FORMULA: ClassVar[str] = ""
     CITATION: ClassVar[str] = ""
     SECTION: ClassVar[str] = ""
-    KIND: ClassVar[str] = "accuracy"
+    FAMILY: ClassVar[str] = "accuracy"
     NEEDS: ClassVar[tuple[str, ...]] = ()
-    #: per-user values are combined by the mean; system-level measures override `aggregate`
-    SYSTEM_LEVEL: ClassVar[bool] = False
+    HIGHER_IS_BETTER: ClassVar[bool] = True
+    #: "per-user", "system" or "pairwise" (set by the three base classes)
+    KIND: ClassVar[str] = ""
 
     __slots__ = ("cutoff", "params")
 
     def __init__(self, cutoff: int | None = None, **params):
-        unknown = set(params) - set(self.PARAMS)
+        declared = self.param_map()
+        unknown = set(params) - set(declared)
         if unknown:
             raise ConfigError(f"{self.NAME} has no parameter {sorted(unknown)[0]!r}; "
-                              f"parameters: {', '.join(self.PARAMS) or 'none'}")
+                              f"parameters: {', '.join(declared) or 'none'}")
         if self.CUTOFF == "none" and cutoff is not None:
             raise ConfigError(f"{self.NAME} takes no cutoff")
         if self.CUTOFF == "required" and cutoff is None:
             raise ConfigError(f"{self.NAME} needs a cutoff, e.g. {self.NAME}@10")
-        if cutoff is not None and (not isinstance(cutoff, int | np.integer) or cutoff < 1):
+        if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int | np.integer) or cutoff < 1):
             raise ConfigError(f"cutoff must be a positive integer, got {cutoff!r}")
-        full = dict(self.PARAMS)
+        full = {p.name: p.default for p in self.PARAMS}
         for k, v in params.items():
-            full[k] = _coerce(self.NAME, k, v, self.PARAMS[k])
+            full[k] = declared[k].coerce(self.NAME, v)
+        for p in self.PARAMS:
+            p.check(self.NAME, full[p.name])
         object.__setattr__(self, "params", full)
         object.__setattr__(self, "cutoff", None if cutoff is None else int(cutoff))
         self.validate()
 
+    @classmethod
+    def param_map(cls) -> dict[str, Param]:
+        return {p.name: p for p in cls.PARAMS}
+
+    @classmethod
+    def defaults(cls) -> dict[str, Any]:
+        return {p.name: p.default for p in cls.PARAMS}
+
     def validate(self) -> None:
-        """Check parameter values; raise ConfigError naming the bad one."""
+        """Checks that involve several parameters; raise ConfigError naming the problem."""
 
     # value-object behaviour ----------------------------------------------------------------------
     def __setattr__(self, key, value):
@@ -93,7 +197,7 @@ class Measure:
         return hash(self._key())
 
     def __str__(self) -> str:
-        ps = [f"{k}={_fmt(v)}" for k, v in self.params.items() if v != self.PARAMS[k]]
+        ps = [f"{p.name}={_fmt(self.params[p.name])}" for p in self.PARAMS if self.params[p.name] != p.default]
         s = self.NAME + (f"({','.join(ps)})" if ps else "")
         return s + (f"@{self.cutoff}" if self.cutoff is not None else "")
 
@@ -102,28 +206,89 @@ class Measure:
 
     def __matmul__(self, cutoff: int) -> Measure:
         """`NDCG() @ 10` → nDCG@10 (ir_measures style)."""
-        return type(self)(cutoff, **{k: v for k, v in self.params.items() if v != self.PARAMS[k]})
+        return type(self)(cutoff, **{p.name: self.params[p.name] for p in self.PARAMS
+                                     if self.params[p.name] != p.default})
 
-    # computing -----------------------------------------------------------------------------------
-    def per_user(self, rankings: Rankings, qrels: Qrels, context: EvalContext | None = None) -> np.ndarray:
-        """Per-user values over the evaluated population (`context.view(...).users` order)."""
-        context = context or EvalContext()
+    def _check_context(self, context: EvalContext) -> None:
         for need in self.NEEDS:
             if getattr(context, need, None) is None:
                 raise ConfigError(f"{self} needs `{need}` in the evaluation context (e.g. --{need} FILE)")
+
+
+
+class PerUserMeasure(Measure):
+    """A value per evaluated user; the system value aggregates them (the mean, unless `aggregate` says else).
+    Subclasses implement `compute(view)` over a `RunView`."""
+
+    KIND = "per-user"
+
+    def per_user(self, rankings: Rankings, qrels: Qrels, context: EvalContext | None = None) -> np.ndarray:
+        """Per-user values over the evaluated population (`context.view(...).users` order)."""
+        context = context or EvalContext()
+        self._check_context(context)
         return self.compute(context.view(rankings, qrels))
 
     def compute(self, view) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def aggregate(self, values: np.ndarray) -> float:
-        """System value from per-user values (the mean over the evaluated users)."""
+    def aggregate(self, values: np.ndarray, view) -> float:
+        """System value from the per-user values of `view` (the mean over the evaluated users)."""
         return float(np.mean(values)) if len(values) else 0.0
 
     def value(self, rankings: Rankings, qrels: Qrels, context: EvalContext | None = None) -> float:
-        """The system-level value. Per-user measures: the mean of `per_user`. System-level measures
-        (SYSTEM_LEVEL = True: aggregate diversity, Gini, ...) override this and have no per-user values."""
-        return self.aggregate(self.per_user(rankings, qrels, context))
+        """The system value: `aggregate` of the per-user values."""
+        context = context or EvalContext()
+        return self.aggregate(self.per_user(rankings, qrels, context), context.view(rankings, qrels))
+
+
+class SystemMeasure(Measure):
+    """One value for a whole run (`value`), computed over all users' lists at once; no per-user values."""
+
+    KIND = "system"
+
+    def per_user(self, rankings: Rankings, qrels: Qrels, context: EvalContext | None = None) -> np.ndarray:
+        raise ConfigError(f"{self} is a system-level measure: it has no per-user values (use .value(...))")
+
+    def value(self, rankings: Rankings, qrels: Qrels, context: EvalContext | None = None) -> float:
+        context = context or EvalContext()
+        self._check_context(context)
+        return self.system_value(rankings, qrels, context)
+
+    def system_value(self, rankings: Rankings, qrels: Qrels, context: EvalContext) -> float:  # pragma: no cover
+        raise NotImplementedError
+
+
+class PairwiseMeasure(Measure):
+    """A preference of one run over another for every evaluated user (+1, 0, −1; `compare`); no value of a
+    single run. Subclasses implement `_rule(rel_x, rel_y)` over the two runs' relevance arrays."""
+
+    KIND = "pairwise"
+    FAMILY = "preference"
+
+    def compare(self, run_x: Rankings, run_y: Rankings, qrels: Qrels,
+                context: EvalContext | None = None) -> np.ndarray:
+        """Per-user preference of run_x over run_y over the evaluated population (+1: X preferred)."""
+        context = context or EvalContext()
+        self._check_context(context)
+        vx, vy = context.view(run_x, qrels), context.view(run_y, qrels)
+        return self._rule(_cut(vx.rel, self.cutoff), _cut(vy.rel, self.cutoff))
+
+    def _rule(self, rel_x: np.ndarray, rel_y: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _single_run(self) -> ConfigError:
+        return ConfigError(f"{self} compares two runs: it has no value of a single run (use preference_per_user("
+                           f"{str(self)!r}, run_x, run_y, qrels, context) or .compare(...))")
+
+    def per_user(self, rankings, qrels, context=None):
+        raise self._single_run()
+
+    def value(self, rankings, qrels, context=None):
+        raise self._single_run()
+
+
+def _cut(rel: np.ndarray, k: int | None) -> np.ndarray:
+    return rel if k is None else rel[:, :k]
 
 
 def _fmt(v) -> str:
@@ -132,25 +297,3 @@ def _fmt(v) -> str:
     if isinstance(v, float):
         return repr(v) if not v.is_integer() else str(int(v)) if abs(v) < 1e15 else repr(v)
     return str(v)
-
-
-def _coerce(name: str, key: str, value, default):
-    t = type(default)
-    try:
-        if isinstance(value, str) and t is not str:
-            if t is bool:
-                if value.lower() not in ("true", "false", "1", "0"):
-                    raise ValueError
-                return value.lower() in ("true", "1")
-            return t(float(value)) if t is int and float(value).is_integer() else t(value)
-        if t is float and isinstance(value, int | float | np.number):
-            return float(value)
-        if t is int and isinstance(value, int | np.integer):
-            return int(value)
-        if t is str:
-            return str(value)
-        if isinstance(value, t):
-            return value
-        raise ValueError
-    except ValueError:
-        raise ConfigError(f"{name}: parameter {key}={value!r} is not a valid {t.__name__}") from None

@@ -1,5 +1,6 @@
-"""The metric reference (docs/metrics.md), generated from the registry's NAME, PARAMS, CUTOFF, FORMULA,
-CITATION, SECTION, KIND and NEEDS attributes, so that the documentation cannot drift from the code.
+"""The metric reference (docs/metrics.md), generated from the measure classes' declarations (NAME, PARAMS with
+their descriptions, CUTOFF, FORMULA, CITATION, SECTION, FAMILY, KIND, HIGHER_IS_BETTER, NEEDS), so that the
+documentation cannot drift from the code.
 
 Regenerate after adding or changing a measure:
 
@@ -11,10 +12,10 @@ from __future__ import annotations
 import sys
 
 import recdiv.eval.catalog  # noqa: F401  (registers every measure)
-from recdiv.eval.measure import REGISTRY, Measure, _fmt
+from recdiv.eval.measure import MEASURES, Measure, _fmt
 
-#: order and titles of the sections (kinds not listed here follow in alphabetical order)
-KINDS = {
+#: order and titles of the sections (families not listed here follow in alphabetical order)
+FAMILIES = {
     "accuracy": "Accuracy (METRICS.md §A)",
     "novelty": "Novelty (METRICS.md §B)",
     "diversity": "Diversity (METRICS.md §B)",
@@ -30,8 +31,9 @@ INTRO = """\
 Every measure that `recdiv eval` and `recdiv.eval` know, generated from the measure registry
 (`python -m recdiv.eval.reference > docs/metrics.md`; a test checks that this file is up to date).
 Names follow the `ir_measures` syntax `Name(param=value,...)@K`: parameters in brackets (defaults
-shown below; defaults are omitted when a measure is printed), `@K` the cutoff. `recdiv eval --list`
-prints the same list in the terminal. METRICS.md (the implementer specification) is the normative
+shown below; defaults are omitted when a measure is printed), `@K` the cutoff. Names ignore case and
+punctuation (`alpha-nDCG` = `Alpha-NDCG` = `alphandcg`); an unknown name gets a suggestion. `recdiv eval
+--list` prints the same list in the terminal. METRICS.md (the implementer specification) is the normative
 source of every formula; the section column points to it.
 
 Conventions shared by all accuracy measures (METRICS.md §0):
@@ -43,19 +45,21 @@ Conventions shared by all accuracy measures (METRICS.md §0):
   trec_eval averages); a user without a list scores 0 (trec_eval `-c`); lists shorter than K are padded
   with non-relevant items (P@K divides by K);
 - ties in run scores: item id in descending string order (trec_eval);
-- the system value is the mean of the per-user values, except for measures marked *system* (their own
-  aggregate) and rank-effectiveness measures, whose undefined users (NaN) are skipped.
+- the system value is the mean of the per-user values, except for *system-level* measures (one value for
+  the whole run, no per-user values), *pairwise* measures (a preference per user between two runs; use
+  `recdiv compare`) and rank-effectiveness measures, whose undefined users (NaN) are skipped;
+- higher values are better unless the notes say *lower is better*.
 
 Cutoff column: `@K` required, `[@K]` optional (no cutoff = the whole list), `—` none.
 """
 
 
 def grouped() -> dict[str, list[type[Measure]]]:
-    """Registered measure classes by KIND (section order of `KINDS`), each group in registration order."""
+    """Registered measure classes by FAMILY (section order of `FAMILIES`), each group in registration order."""
     groups: dict[str, list[type[Measure]]] = {}
-    for cls in REGISTRY.values():
-        groups.setdefault(cls.KIND, []).append(cls)
-    order = [k for k in KINDS if k in groups] + sorted(k for k in groups if k not in KINDS)
+    for entry in MEASURES.entries():
+        groups.setdefault(entry.obj.FAMILY, []).append(entry.obj)
+    order = [k for k in FAMILIES if k in groups] + sorted(k for k in groups if k not in FAMILIES)
     return {k: groups[k] for k in order}
 
 
@@ -65,28 +69,49 @@ def _cell(text: str) -> str:
 
 def signature(cls: type[Measure]) -> str:
     """`Name(param=default,...)@K` with `[@K]` for an optional cutoff."""
-    params = ", ".join(f"{k}={_fmt(v)}" for k, v in cls.PARAMS.items())
+    params = ", ".join(f"{p.name}={_fmt(p.default)}" for p in cls.PARAMS)
     cut = {"required": "@K", "optional": "[@K]", "none": ""}.get(cls.CUTOFF, "")
     return f"{cls.NAME}{f'({params})' if params else ''}{cut}"
+
+
+def notes(cls: type[Measure]) -> list[str]:
+    """The kind (when not per-user), the direction (when lower is better), the context parts needed."""
+    out = []
+    if cls.KIND == "system":
+        out.append("system-level (no per-user values)")
+    elif cls.KIND == "pairwise":
+        out.append("pairwise: compares two runs")
+    if not cls.HIGHER_IS_BETTER:
+        out.append("lower is better")
+    if cls.NEEDS:
+        out.append("needs " + ", ".join(f"`{n}`" for n in cls.NEEDS))
+    return out
+
+
+def parameter_lines(cls: type[Measure]) -> list[str]:
+    """`name` (default): description; allowed values — one per declared parameter."""
+    return [f"`{p.name}` ({_fmt(p.default)}): {p.describe()}" for p in cls.PARAMS]
 
 
 def markdown() -> str:
     """The full text of docs/metrics.md."""
     out = [INTRO]
-    for kind, classes in grouped().items():
-        out.append(f"## {KINDS.get(kind, kind.capitalize())}\n")
+    for family, classes in grouped().items():
+        out.append(f"## {FAMILIES.get(family, family.capitalize())}\n")
         out.append("| measure | formula | citation | METRICS.md | notes |")
         out.append("|---|---|---|---|---|")
         for cls in classes:
-            notes = []
-            if cls.SYSTEM_LEVEL:
-                notes.append("system-level (no per-user values)")
-            if cls.NEEDS:
-                notes.append("needs " + ", ".join(f"`{n}`" for n in cls.NEEDS))
             section = f"§{cls.SECTION}" if cls.SECTION else "—"
             out.append(f"| `{signature(cls)}` | {_cell(cls.FORMULA)} | {_cell(cls.CITATION)} | {section} | "
-                       f"{_cell('; '.join(notes))} |")
+                       f"{_cell('; '.join(notes(cls)))} |")
         out.append("")
+        with_params = [cls for cls in classes if cls.PARAMS]
+        if with_params:
+            out.append("Parameters:\n")
+            for cls in with_params:
+                out.append(f"- `{cls.NAME}`")
+                out.extend(f"  - {line}" for line in parameter_lines(cls))
+            out.append("")
     return "\n".join(out)
 
 

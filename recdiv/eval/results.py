@@ -23,8 +23,7 @@ import pandas as pd
 
 from recdiv.errors import ConfigError
 from recdiv.eval.catalog import parse_measures
-from recdiv.eval.context import EvalContext
-from recdiv.eval.evaluate import evaluate
+from recdiv.eval.evaluate import Evaluation, evaluate
 from recdiv.eval.meta.discriminative import discriminative_power
 from recdiv.eval.plots import plot_tradeoff
 from recdiv.eval.stats.corrections import adjust, canonical_correction
@@ -59,16 +58,17 @@ class Results:
     @classmethod
     def evaluate(cls, runs, qrels, measures, context=None) -> Results:
         """Evaluate every run on every measure (`recdiv.eval.evaluate`) and keep the per-user values."""
-
-        context = context or EvalContext()
         ms = parse_measures([measures] if isinstance(measures, str) else measures)
         for m in ms:
-            if getattr(m, "SYSTEM_LEVEL", False):
-                raise ConfigError(f"{m} is a system-level measure without per-user values; statistics need "
+            if m.KIND != "per-user":
+                raise ConfigError(f"{m} is a {m.KIND} measure without per-user values of one run; statistics need "
                                   "per-user measures")
-        values = evaluate(runs, qrels, ms, context)
-        users = qrels.population(context.threshold, context.population)
-        return cls(values, users=qrels.users.id_of(users))
+        return cls.from_evaluation(evaluate(runs, qrels, ms, context))
+
+    @classmethod
+    def from_evaluation(cls, evaluation: Evaluation) -> Results:
+        """The per-user values of an `Evaluation` (its per-user measures)."""
+        return cls(evaluation.per_user, users=evaluation.users)
 
     def _check_users(self, users) -> np.ndarray | None:
         if users is None:

@@ -217,7 +217,7 @@ def _measure_kind(m: str) -> str:
     try:
         from recdiv.eval import parse_measure
 
-        return parse_measure(m).KIND
+        return parse_measure(m).FAMILY
     except Exception:  # a measure that no longer parses still gets a table row, just no default plot
         return "unknown"
 

@@ -375,7 +375,7 @@ def evaluate_ranking(env: Env, plan: SystemPlan, ranking, split, measures: list[
     try:
         for text in measures:
             m = ev.parse_measure(text)
-            if getattr(m, "SYSTEM_LEVEL", False):
+            if m.KIND == "system":
                 value = float(m.value(ranking, qrels, ctx))
                 parts.append(pd.DataFrame({"measure": [text], "user": [SYSTEM_LEVEL_USER], "value": [value]}))
             else:

@@ -23,7 +23,7 @@ def fit(name: str, train: Interactions, **params):
 
 def test_registry_names():
     assert set(RECOMMENDERS) == {"pop", "random", "avg-rating", "user-knn", "item-knn", "mf-als", "wrmf", "bpr",
-                                 "pure-svd", "content", "plsa"}
+                                 "pure-svd", "content", "plsa", "lda"}
 
 
 def test_unknown_name_and_param_are_config_errors():

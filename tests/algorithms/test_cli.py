@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from recdiv.cli import main
-from recdiv.cli.recommend import parse_param
+from recdiv.cli.params import parse_param
 from recdiv.data.textio import read_trec_run
 from recdiv.errors import ConfigError
 

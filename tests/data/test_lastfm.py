@@ -108,7 +108,7 @@ def test_lastfm_1k_aggregates_plays_per_artist(tmp_path):
         "user_000002\t2009-05-02T10:00:00Z\t\tUnknown \"Band\"\t\tSong\n", encoding="utf-8")
     (tmp_path / "userid-profile.tsv").write_text("#id\tgender\tage\tcountry\tregistered\n"
                                                  "user_000001\tm\t\tJapan\tAug 13, 2006\n")
-    ds = load_lastfm_1k(tmp_path, chunksize=2)
+    ds = load_lastfm_1k(tmp_path, block=200)
     it = ds.interactions
     assert it.kind == "implicit" and it.nnz == 3
     deep = it.items.lookup(["f1b1cf71-bd35-4e99-8624-24a6e15f133a"])[0]

@@ -26,6 +26,11 @@ def test_rerank_xquad_and_ia_select(tmp_path):
                "-k", "3", "-o", str(out)])
     assert rc == 0
     assert read_trec_run(out)["item"].tolist() == ["c1", "c3", "c4"]
+    for spelling in ("IA-Select", "ia-select", "iaselect"):  # one spelling rule (#16.3)
+        other = tmp_path / f"{spelling}.run"
+        assert main(["rerank", str(run), "--method", spelling, "--aspects", str(asp), "--train", str(train),
+                     "-k", "3", "-o", str(other)]) == 0
+        assert other.read_text() == out.read_text()
     rc = main(["rerank", str(run), "--method", "xQuAD", "--param", "lambda=0.9", "--param", "norm=minmax",
                "--aspects", str(asp), "--train", str(train), "-k", "3", "-o", str(out)])
     assert rc == 0 and read_trec_run(out)["item"].tolist() == ["c1", "c5", "c4"]
@@ -36,8 +41,9 @@ def test_rerank_xquad_and_ia_select(tmp_path):
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--method", "Nope"], "unknown reranker 'Nope'"),
+    (["--method", "ia-selekt"], "did you mean 'IASelect'"),
     (["--method", "MMR", "--param", "lambda=2"], "lambda"),
-    (["--method", "MMR", "--param", "oops"], "key=value"),
+    (["--method", "MMR", "--param", "oops"], "NAME=VALUE"),
     (["--method", "xQuAD", "--no-train"], "needs --train"),
 ])
 def test_rerank_errors(tmp_path, capsys, args, message):

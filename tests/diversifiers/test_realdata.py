@@ -38,7 +38,7 @@ def test_ia_select_and_xquad_raise_alpha_ndcg_and_ild(ml100k_u1, baseline, param
             "IASelect": make_reranker("IASelect").rerank(cands, 50, ctx),
             "xQuAD": make_reranker("xQuAD", **{"lambda": 0.5}).rerank(cands, 50, ctx)}
     res = evaluate(runs, qrels, ["alpha-nDCG@50", "ILD@50"], EvalContext(train=split.train, aspects=space))
-    means = {r: {m: float(np.nanmean(v)) for m, v in per.items()} for r, per in res.items()}
+    means = {r: {m: float(np.nanmean(v)) for m, v in per.items()} for r, per in res.per_user.items()}
     print(baseline, {r: {m: round(v, 4) for m, v in x.items()} for r, x in means.items()})
     for r in ("IASelect", "xQuAD"):
         assert means[r]["alpha-nDCG@50"] > means["base"]["alpha-nDCG@50"], means

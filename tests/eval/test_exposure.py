@@ -56,7 +56,8 @@ def test_no_per_user_values(example):
     run, qrels = example
     with pytest.raises(ConfigError, match="system-level"):
         parse_measure("Gini").per_user(run, qrels)
-    assert parse_measure("Gini").SYSTEM_LEVEL
+    assert parse_measure("Gini").KIND == "system"
+    assert not parse_measure("Gini").HIGHER_IS_BETTER
 
 
 @settings(max_examples=60, deadline=None)

@@ -12,13 +12,12 @@ column per rank position; the arrays shared by several measures are computed onc
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from recdiv.errors import ConfigError
-from recdiv.eval.context import EvalContext
-from recdiv.eval.measure import Measure, register
+from recdiv.eval.measure import Param, PerUserMeasure, SystemMeasure, register
 from recdiv.eval.metrics.accuracy_kernels import _dcg_sums, _distinct, _ideal_sums, _prefix_stats
 
 if TYPE_CHECKING:
@@ -111,7 +110,7 @@ def _dcg(view: RunView, gain: str, divisor_name: tuple, cutoff: int | None, divi
 
 # measures ------------------------------------------------------------------------------------------
 @register
-class Precision(Measure):
+class Precision(PerUserMeasure):
     """Precision at K: the fraction of the top K that is relevant.
 
     P@K(u) = |R^K ∩ Rel_u| / K (short lists still divide by K). trec_eval `P.K`; Valcarce et al. 2018 eq. 1.
@@ -129,7 +128,7 @@ class Precision(Measure):
 
 
 @register
-class Recall(Measure):
+class Recall(PerUserMeasure):
     """Recall at K: the fraction of all relevant test items found in the top K.
 
     Recall@K(u) = |R^K ∩ Rel_u| / |Rel_u|. trec_eval `recall.K`; Valcarce et al. 2018 eq. 2. METRICS.md §A.2.
@@ -145,7 +144,7 @@ class Recall(Measure):
 
 
 @register
-class F1(Measure):
+class F1(PerUserMeasure):
     """Harmonic mean of P@K and Recall@K.
 
     F1@K(u) = 2·P·R/(P + R) = 2·|R^K ∩ Rel_u| / (K + |Rel_u|) (0 if no hit). Van Rijsbergen 1979. METRICS.md §A.1–A.2.
@@ -162,7 +161,7 @@ class F1(Measure):
 
 
 @register
-class HitRate(Measure):
+class HitRate(PerUserMeasure):
     """Hit rate: 1 if any relevant item is in the top K.
 
     HitRate@K(u) = [|R^K ∩ Rel_u| > 0] (trec_eval `success.K`). Deshpande & Karypis 2004. METRICS.md §A.1.
@@ -178,7 +177,7 @@ class HitRate(Measure):
 
 
 @register
-class AP(Measure):
+class AP(PerUserMeasure):
     """Average precision (trec_eval `map_cut.K`; without cutoff trec_eval `map`).
 
     AP@K(u) = (1/|Rel_u|) · Σ_{k ≤ min(K,n)} rel_k · P@k(u) — the denominator is |Rel_u|, not min(K, |Rel_u|).
@@ -194,18 +193,18 @@ class AP(Measure):
         return _safe_div(_stats(view, self.cutoff)[1], view.n_rel)
 
 
-class _DCGBase(Measure):
-    PARAMS: ClassVar = {"gain": "rating", "disc": "log", "b": 2.0}
+class _DCGBase(PerUserMeasure):
+    PARAMS = (
+        Param("gain", str, "rating", "gain G of a judged grade g: g, [g ≥ τ], 2^g − 1 (g ≥ τ), 2^(g−τ+1) − 1 (g ≥ τ)",
+              choices=GAINS),
+        Param("disc", str, "log", "discount D(k): 1/log2(k+1) (trec_eval), or jk: 1 for k ≤ b, else 1/log_b k",
+              choices=("log", "jk")),
+        Param("b", float, 2.0, "log base of disc=jk", low=1.0, low_open=True),
+    )
 
     def validate(self) -> None:
-        if self.gain not in GAINS:
-            raise ConfigError(f"{self.NAME}: gain must be one of {', '.join(GAINS)}, got {self.gain!r}")
-        if self.disc not in ("log", "jk"):
-            raise ConfigError(f"{self.NAME}: disc must be log or jk, got {self.disc!r}")
         if self.disc == "log" and self.b != 2.0:
             raise ConfigError(f"{self.NAME}: b is the log base of disc=jk; it has no effect with disc=log")
-        if self.b <= 1.0:
-            raise ConfigError(f"{self.NAME}: b must be > 1, got {self.b}")
 
     def _divisor(self):
         return (self.disc, self.b), (lambda n: log_divisor(n, self.disc, self.b))
@@ -252,7 +251,7 @@ class NDCG(_DCGBase):
 
 
 @register
-class RR(Measure):
+class RR(PerUserMeasure):
     """Reciprocal rank of the first relevant item (mean over users = MRR).
 
     RR@K(u) = 1 / min{k ≤ K : rel_k = 1}, 0 if none. trec_eval `recip_rank`; Voorhees 1999. METRICS.md §A.5.
@@ -268,7 +267,7 @@ class RR(Measure):
 
 
 @register
-class Rprec(Measure):
+class Rprec(PerUserMeasure):
     """R-precision: precision at rank |Rel_u|.
 
     Rprec(u) = |R^{|Rel_u|} ∩ Rel_u| / |Rel_u| (missing positions non-relevant). trec_eval `Rprec`. METRICS.md §A.6.
@@ -304,7 +303,7 @@ def _nonrel_above(view: RunView) -> np.ndarray:
 
 
 @register
-class Bpref(Measure):
+class Bpref(PerUserMeasure):
     """bpref: how often relevant items are ranked above judged non-relevant ones (unjudged items skipped).
 
     bpref@K(u) = (1/R) Σ_{relevant i_k, k ≤ K} [1 if nr(k) = 0 else 1 − min(nr(k), R)/min(N, R)], R = |Rel_u|,
@@ -328,7 +327,7 @@ class Bpref(Measure):
 
 
 @register
-class InfAP(Measure):
+class InfAP(PerUserMeasure):
     """Inferred average precision (Yilmaz & Aslam 2006).
 
     infAP@K(u) = (1/|Rel_u|) Σ_{relevant i_k, k ≤ K} E[P@k], with rel_a / nrel_a the judged relevant /
@@ -340,15 +339,12 @@ class InfAP(Measure):
     """
 
     NAME = "infAP"
-    PARAMS: ClassVar = {"variant": "trec_eval"}
+    PARAMS = (Param("variant", str, "trec_eval", "E[P@k] with trec_eval's pool factor, or as Valcarce et al. 2018",
+                    choices=("trec_eval", "valcarce")),)
     FORMULA = ("(1/|Rel_u|) Σ_{rel i_k} E[P@k]; E[P@k] = 1/k + ((k−1)/k)·(pool/(k−1))·(rel+ε)/(rel+nrel+2ε) "
                "(trec_eval; valcarce: no pool factor)")
     CITATION = "Yilmaz & Aslam 2006; trec_eval infAP; Valcarce et al. 2018 eq. 7–8"
     SECTION = "A.8"
-
-    def validate(self) -> None:
-        if self.variant not in ("trec_eval", "valcarce"):
-            raise ConfigError(f"infAP: variant must be trec_eval or valcarce, got {self.variant!r}")
 
     def compute(self, view):
         w = _width(view, self.cutoff)
@@ -367,7 +363,7 @@ class InfAP(Measure):
 
 
 @register
-class RBP(Measure):
+class RBP(PerUserMeasure):
     """Rank-biased precision (Moffat & Zobel 2008): a user moves to the next item with probability p.
 
     RBP@K(u) = (1 − p) Σ_{k ≤ min(K,n)} p^{k−1} G(i_k); `gain=binary` G = [g ≥ τ], `gain=graded` G = g / r_max
@@ -375,16 +371,12 @@ class RBP(Measure):
     """
 
     NAME = "RBP"
-    PARAMS: ClassVar = {"p": 0.9, "gain": "binary"}
+    PARAMS = (Param("p", float, 0.9, "persistence: probability of moving to the next item", low=0.0, high=1.0,
+                    low_open=True, high_open=True),
+              Param("gain", str, "binary", "G = [g ≥ τ], or g / r_max", choices=("binary", "graded")))
     FORMULA = "(1 − p) Σ_{k≤K} p^{k−1} G(i_k); G = [g ≥ τ] or g / r_max"
     CITATION = "Moffat & Zobel 2008"
     SECTION = "A.9"
-
-    def validate(self) -> None:
-        if not 0.0 < self.p < 1.0:
-            raise ConfigError(f"RBP: p must be in (0, 1), got {self.p}")
-        if self.gain not in ("binary", "graded"):
-            raise ConfigError(f"RBP: gain must be binary or graded, got {self.gain!r}")
 
     def compute(self, view):
         w = _width(view, self.cutoff)
@@ -396,7 +388,7 @@ class RBP(Measure):
 
 
 @register
-class ERR(Measure):
+class ERR(PerUserMeasure):
     """Expected reciprocal rank (Chapelle et al. 2009), cascade model, RankSys recsys instantiation.
 
     R(i) = (2^{g(i)} − 1) / 2^{g_max}, g(i) = r(u,i) if ≥ τ else 0, g_max = maximum test grade;
@@ -418,12 +410,12 @@ class ERR(Measure):
         return (r * before / _ranks(w)).sum(axis=1)
 
 
-class _HalfLife(Measure):
-    PARAMS: ClassVar = {"d": 3.0, "alpha": 5.0}
+class _HalfLife:
+    """Half-life sums shared by the per-user and the system-level half-life utility."""
 
-    def validate(self) -> None:
-        if self.alpha <= 1.0:
-            raise ConfigError(f"{self.NAME}: alpha (half-life rank) must be > 1, got {self.alpha}")
+    PARAMS = (Param("d", float, 3.0, "neutral (default) grade: utility counts max(g − d, 0)"),
+              Param("alpha", float, 5.0, "half-life rank: the rank with a 50 % chance of being viewed", low=1.0,
+                    low_open=True))
 
     def _divisor(self, n: int) -> np.ndarray:
         return np.exp2((_ranks(n) - 1.0) / (self.alpha - 1.0))
@@ -438,7 +430,7 @@ class _HalfLife(Measure):
 
 
 @register
-class HLU(_HalfLife):
+class HLU(_HalfLife, PerUserMeasure):
     """Half-life utility (Breese, Heckerman & Kadie 1998), per user normalised by the best possible list.
 
     HL(u, R) = Σ_{k ≤ K} max(g(i_k) − d, 0) / 2^{(k−1)/(α−1)} (unjudged: g = d); HLU(u) = HL(u, R) / HL_max(u),
@@ -456,25 +448,19 @@ class HLU(_HalfLife):
 
 
 @register
-class HLUBreese(_HalfLife):
+class HLUBreese(_HalfLife, SystemMeasure):
     """Breese's system-level half-life utility: 100 · Σ_u HL(u, R) / Σ_u HL_max(u) (no per-user values).
 
     Breese, Heckerman & Kadie 1998 eq. for R (the aggregate over users). METRICS.md §A.11.
     """
 
     NAME = "HLU_breese"
-    KIND = "accuracy"
-    SYSTEM_LEVEL = True
     FORMULA = "100 · Σ_u HL(u,R) / Σ_u HL_max(u)"
     CITATION = "Breese, Heckerman & Kadie 1998"
     SECTION = "A.11"
 
-    def compute(self, view):
-        raise ConfigError(f"{self} is a system-level measure: it has no per-user values")
-
-    def value(self, rankings: Rankings, qrels: Qrels, context: EvalContext | None = None) -> float:
-
-        view = (context or EvalContext()).view(rankings, qrels)
+    def system_value(self, rankings: Rankings, qrels: Qrels, context: EvalContext) -> float:
+        view = context.view(rankings, qrels)
         hl, hl_max = self._sums(view)
         total = float(hl_max.sum())
         return 100.0 * float(hl.sum()) / total if total > 0 else 0.0

@@ -15,14 +15,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from recdiv.eval.context import EvalContext
-from recdiv.eval.measure import Measure, register
+from recdiv.eval.measure import PerUserMeasure, register
 from recdiv.eval.metrics.accuracy import _memo
 
 if TYPE_CHECKING:
-    from recdiv.data.qrels import Qrels
-    from recdiv.data.rankings import Rankings
-    from recdiv.eval.context import EvalContext, RunView
+    from recdiv.eval.context import RunView
 
 _PAIR_BUDGET = 4_000_000  # users × k × k pair cells per chunk
 
@@ -102,11 +99,11 @@ def _pair_counts(view: RunView) -> dict[str, np.ndarray]:
     return _memo(view, "rank_pairs", compute)
 
 
-class _RankEffectiveness(Measure):
+class _RankEffectiveness(PerUserMeasure):
     CUTOFF = "none"
     SECTION = "A.12"
 
-    def aggregate(self, values: np.ndarray) -> float:
+    def aggregate(self, values: np.ndarray, view) -> float:
         """Mean over the users where the measure is defined (NaN = skipped); NaN if none is."""
         ok = ~np.isnan(values)
         return float(values[ok].mean()) if ok.any() else float("nan")
@@ -167,8 +164,8 @@ class FCP(_RankEffectiveness):
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(den > 0, p["nc"] / den, np.nan)
 
-    def value(self, rankings: Rankings, qrels: Qrels, context: EvalContext | None = None) -> float:
-
-        p = _pair_counts((context or EvalContext()).view(rankings, qrels))
+    def aggregate(self, values: np.ndarray, view) -> float:
+        """Σ_u n_c / Σ_u (n_c + n_d): a ratio of sums over users, not the mean of per-user ratios."""
+        p = _pair_counts(view)
         den = float((p["nc"] + p["nd"]).sum())
         return float(p["nc"].sum()) / den if den > 0 else float("nan")

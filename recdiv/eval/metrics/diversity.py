@@ -3,8 +3,6 @@ intra-list diversity (ILD) and expected self-system diversity (ESSD). Kernels: `
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import numpy as np
 
 from recdiv.errors import ConfigError
@@ -20,6 +18,7 @@ from recdiv.eval.metrics.expected import (
     _signature_distances,
     resolve_similarity,
 )
+from recdiv.eval.params import DISC, DIST, REL, UNDEFINED
 
 __all__ = ["EILD", "ESSD", "ILD"]
 
@@ -34,8 +33,8 @@ class EILD(_Expected):
     """
 
     NAME = "EILD"
-    KIND = "diversity"
-    PARAMS: ClassVar[dict] = {"dist": "cosine", "disc": "none", "rel": "none", "undefined": "skip"}
+    FAMILY = "diversity"
+    PARAMS = (DIST, DISC, REL, UNDEFINED)
     NEEDS = _Needs(("aspects",))
     FORMULA = "C Σ_k disc(k) p(rel|i_k,u) Σ_{l≠k} disc(l|k) p(rel|i_l,u) d(i_k,i_l) / Σ_{l≠k} disc(l|k) p(rel|i_l,u)"
     CITATION = "Vargas & Castells 2011; thesis eq. 4.16"
@@ -75,8 +74,8 @@ class ILD(_Expected):
     """
 
     NAME = "ILD"
-    KIND = "diversity"
-    PARAMS: ClassVar[dict] = {"dist": "cosine", "undefined": "skip"}
+    FAMILY = "diversity"
+    PARAMS = (DIST, UNDEFINED)
     NEEDS = _Needs(("aspects",))
     FORMULA = "2/(n'(n'−1)) Σ_{k<l} d(i_k,i_l)"
     CITATION = "Ziegler et al., WWW 2005; Zhang & Hurley, RecSys 2008; thesis §4.6.2"
@@ -108,7 +107,7 @@ class ESSD(_Expected):
     """
 
     NAME = "ESSD"
-    KIND = "diversity"
+    FAMILY = "diversity"
     NEEDS = ("previous",)
     FORMULA = "C Σ_k disc(k) p(rel|i_k,u) (1 − disc(i_k|R_{t−1}))"
     CITATION = "Lathia et al., SIGIR 2010; thesis §4.6.3"

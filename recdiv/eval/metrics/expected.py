@@ -16,14 +16,15 @@ graded_noneg | background<b> | unnormalised), ``dist`` (cosine | jaccard | laten
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 import numpy as np
 
 from recdiv.aspects.similarity import similarity_from_name
 from recdiv.errors import ConfigError
-from recdiv.eval.measure import Measure
+from recdiv.eval.measure import PerUserMeasure
+from recdiv.eval.params import DISC, DISTANCES, REL
 from recdiv.models.discount import parse_discount
 from recdiv.models.novelty import SignatureDistances
 from recdiv.models.relevance import NoRelevance, parse_relevance
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
 
 __all__ = ["DISTANCES", "resolve_similarity"]
 
-DISTANCES = ("cosine", "jaccard", "latent-cosine", "pearson")
 _BLOCK = 2_000_000  # floats per (users × K × K) distance block
 _CACHE: WeakKeyDictionary = WeakKeyDictionary()  # EvalContext -> {key: model}
 
@@ -74,24 +74,14 @@ class _Needs:
         return self.default if obj is None else obj._needs()
 
 
-class _Expected(Measure):
+class _Expected(PerUserMeasure):
     """Base of the framework metrics: browsing (disc, rel) × item novelty."""
 
-    PARAMS: ClassVar[dict] = {"disc": "none", "rel": "none"}
+    PARAMS = (DISC, REL)
     CUTOFF = "optional"
     SECTION = "B.6"
-    KIND = "novelty"
+    FAMILY = "novelty"
     CITATION = "Vargas & Castells, RecSys 2011; Vargas, PhD thesis 2012, ch. 4"
-
-    def validate(self) -> None:
-        parse_discount(self.params.get("disc", "none"))
-        parse_relevance(self.params.get("rel", "none"))
-        if self.params.get("dist", "cosine") not in DISTANCES:
-            raise ConfigError(f"{self.NAME}: dist={self.params['dist']!r} is not one of {', '.join(DISTANCES)}")
-        if self.params.get("undefined", "skip") not in ("skip", "one"):
-            raise ConfigError(f"{self.NAME}: undefined={self.params['undefined']!r} must be skip or one")
-        if "profile_rel" in self.params:
-            parse_relevance(self.params["profile_rel"])
 
     def _needs(self) -> tuple[str, ...]:
         return type(self).NEEDS

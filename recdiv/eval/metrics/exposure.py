@@ -1,7 +1,7 @@
 """System-level (aggregate) diversity and exposure metrics (METRICS.md §B.9).
 
 Computed over all users' top-K lists at once, so they have no per-user values: `value(rankings, qrels,
-context)` returns the system figure (SYSTEM_LEVEL = True). c_i = number of lists whose top K contains i, or
+context)` returns the system figure (they are `SystemMeasure`s). c_i = number of lists whose top K contains i, or
 Σ_u disc(rank_u(i)) with a position discount (RankSys `AbstractSalesDiversityMetric`); p_i = c_i / Σ_j c_j;
 n_I = |I| is the whole item vocabulary, including items never recommended.
 
@@ -11,19 +11,18 @@ averaged over, METRICS.md §0.2); ``users=run`` takes every list of the run, as 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from recdiv.errors import ConfigError
 from recdiv.eval.context import EvalContext
-from recdiv.eval.measure import Measure, register
+from recdiv.eval.measure import Param, SystemMeasure, register
+from recdiv.eval.params import POSITION_DISC, USERS
 from recdiv.models.discount import parse_discount
 
 if TYPE_CHECKING:
     from recdiv.data.qrels import Qrels
     from recdiv.data.rankings import Rankings
-    from recdiv.eval.context import EvalContext
 
 __all__ = ["AggregateDiversity", "Coverage", "Entropy", "Gini", "GiniDiversity", "exposure_counts"]
 
@@ -35,27 +34,17 @@ def exposure_counts(items: np.ndarray, n_items: int, disc: str = "none") -> np.n
     return np.bincount(items[valid], weights=w[valid], minlength=n_items).astype(np.float64)
 
 
-class _SystemMeasure(Measure):
-    SYSTEM_LEVEL = True
-    KIND = "system"
+_RECOMMENDED_REL = Param("rel", str, "none", "count every recommended item, or only those relevant to a user they "
+                         "were recommended to", choices=("none", "binary"))
+
+
+class _Exposure(SystemMeasure):
+    FAMILY = "system"
     SECTION = "B.9"
     CUTOFF = "optional"
 
-    def validate(self) -> None:
-        if self.params.get("users", "evaluated") not in ("evaluated", "run"):
-            raise ConfigError(f"{self.NAME}: users={self.params['users']!r} must be evaluated or run")
-        if "disc" in self.params and parse_discount(self.disc).uses_relevance:
-            raise ConfigError(f"{self.NAME}: exposure takes position discounts only (none, log, exp<p>, recip)")
-        if self.params.get("rel", "none") not in ("none", "binary"):
-            raise ConfigError(f"{self.NAME}: rel={self.params['rel']!r} must be none or binary")
-
-    def compute(self, view) -> np.ndarray:
-        raise ConfigError(f"{self} is a system-level measure: it has no per-user values (use .value(...))")
-
-    def lists(self, rankings: Rankings, qrels: Qrels, context: EvalContext | None):
+    def lists(self, rankings: Rankings, qrels: Qrels, context: EvalContext):
         """(users, items (n, K)) of the lists the measure aggregates."""
-
-        context = context or EvalContext()
         if self.params.get("users", "evaluated") == "run":
             users, items = rankings.users, rankings.items
         else:
@@ -65,17 +54,16 @@ class _SystemMeasure(Measure):
             items = items[:, : self.cutoff]
         return users, items
 
-    def counts(self, rankings, qrels, context=None) -> np.ndarray:
+    def counts(self, rankings, qrels, context) -> np.ndarray:
         _, items = self.lists(rankings, qrels, context)
         return exposure_counts(items, len(rankings.item_vocab), self.params.get("disc", "none"))
 
-    def recommended(self, rankings, qrels, context=None) -> np.ndarray:
+    def recommended(self, rankings, qrels, context) -> np.ndarray:
         """Boolean over items: recommended (and, with rel=binary, relevant to a user it was recommended to)."""
-
         users, items = self.lists(rankings, qrels, context)
         keep = items >= 0
         if self.params.get("rel", "none") == "binary":
-            tau = (context or EvalContext()).threshold
+            tau = context.threshold
             keep &= np.nan_to_num(qrels.lookup(users, items), nan=-np.inf) >= tau
         out = np.zeros(len(rankings.item_vocab), dtype=bool)
         out[items[keep]] = True
@@ -83,44 +71,44 @@ class _SystemMeasure(Measure):
 
 
 @register
-class AggregateDiversity(_SystemMeasure):
+class AggregateDiversity(_Exposure):
     """Aggregate diversity (Adomavicius & Kwon 2012; thesis §2.3.6): |∪_u R_u^K|, the number of distinct items
     recommended. rel=binary counts only items relevant to at least one user they were recommended to [CHOICE].
     METRICS.md §B.9."""
 
     NAME = "AggregateDiversity"
-    PARAMS: ClassVar[dict] = {"rel": "none", "users": "evaluated"}
+    PARAMS = (_RECOMMENDED_REL, USERS)
     FORMULA = "|∪_u R_u^K|"
     CITATION = "Adomavicius & Kwon, IEEE TKDE 2012; thesis §2.3.6"
 
-    def value(self, rankings, qrels, context=None) -> float:
+    def system_value(self, rankings, qrels, context) -> float:
         return float(self.recommended(rankings, qrels, context).sum())
 
 
 @register
-class Coverage(_SystemMeasure):
+class Coverage(_Exposure):
     """Catalog coverage: aggregate diversity / n_I (share of the item vocabulary ever recommended; METRICS.md §B.9)."""
 
     NAME = "Coverage"
-    PARAMS: ClassVar[dict] = {"rel": "none", "users": "evaluated"}
+    PARAMS = (_RECOMMENDED_REL, USERS)
     FORMULA = "|∪_u R_u^K| / |I|"
     CITATION = "Herlocker et al., TOIS 2004; Ge et al., RecSys 2010"
 
-    def value(self, rankings, qrels, context=None) -> float:
+    def system_value(self, rankings, qrels, context) -> float:
         rec = self.recommended(rankings, qrels, context)
         return float(rec.sum() / len(rec)) if len(rec) else 0.0
 
 
 @register
-class Entropy(_SystemMeasure):
+class Entropy(_Exposure):
     """Shannon entropy of the exposure distribution: −Σ_{i: p_i>0} p_i log2 p_i (RankSys `Entropy`; METRICS.md §B.9)."""
 
     NAME = "Entropy"
-    PARAMS: ClassVar[dict] = {"disc": "none", "users": "evaluated"}
+    PARAMS = (POSITION_DISC, USERS)
     FORMULA = "−Σ_i p_i log2 p_i, p_i = c_i / Σ_j c_j"
     CITATION = "Shannon 1948; RankSys Entropy; thesis §2.3.6"
 
-    def value(self, rankings, qrels, context=None) -> float:
+    def system_value(self, rankings, qrels, context) -> float:
         c = self.counts(rankings, qrels, context)
         total = c.sum()
         if total <= 0:
@@ -140,29 +128,30 @@ def gini(values: np.ndarray) -> float:
 
 
 @register
-class Gini(_SystemMeasure):
+class Gini(_Exposure):
     """Gini coefficient of item exposure (concentration: 0 = uniform, 1 = all exposure on one item).
 
     G = (1 / (n_I − 1)) Σ_{j=1}^{n_I} (2j − n_I − 1) p_(j), ascending p (METRICS.md §B.9; RankSys returns 1 − G).
     """
 
     NAME = "Gini"
-    PARAMS: ClassVar[dict] = {"disc": "none", "users": "evaluated"}
+    HIGHER_IS_BETTER = False  # concentration: lower is more diverse
+    PARAMS = (POSITION_DISC, USERS)
     FORMULA = "(1/(n_I−1)) Σ_j (2j − n_I − 1) p_(j)"
     CITATION = "Fleder & Hosanagar 2009; RankSys GiniIndex (as 1 − G)"
 
-    def value(self, rankings, qrels, context=None) -> float:
+    def system_value(self, rankings, qrels, context) -> float:
         return gini(self.counts(rankings, qrels, context))
 
 
 @register
-class GiniDiversity(_SystemMeasure):
+class GiniDiversity(_Exposure):
     """1 − Gini: the diversity form returned by RankSys `GiniIndex` (1 = uniform exposure; METRICS.md §B.9)."""
 
     NAME = "GiniDiversity"
-    PARAMS: ClassVar[dict] = {"disc": "none", "users": "evaluated"}
+    PARAMS = (POSITION_DISC, USERS)
     FORMULA = "1 − G"
     CITATION = "RankSys GiniIndex"
 
-    def value(self, rankings, qrels, context=None) -> float:
+    def system_value(self, rankings, qrels, context) -> float:
         return 1.0 - gini(self.counts(rankings, qrels, context))

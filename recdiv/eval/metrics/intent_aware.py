@@ -6,15 +6,11 @@ user at once, at any cutoff (TREC's ndeval stops at 20). Shared machinery (aspec
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import numpy as np
 
-from recdiv.errors import ConfigError
-from recdiv.eval.measure import register
-from recdiv.eval.metrics.greedy_ideal import check_ideal_ties, chunks_by_width, padded_rows
+from recdiv.eval.measure import Param, register
+from recdiv.eval.metrics.greedy_ideal import chunks_by_width, padded_rows
 from recdiv.eval.metrics.intents import (
-    WEIGHTS,
     _AspectMeasure,
     alpha_ideal_lists,
     alpha_run_gains,
@@ -31,6 +27,12 @@ from recdiv.eval.metrics.intents import (
     relevant_aspects,
     run_arrays,
 )
+from recdiv.eval.params import IDEAL_TIES, REDUNDANCY, WEIGHTS
+
+GAIN = Param("gain", str, "binary", "relevance weight ĝ: 1, or r/r_max (graded α-nDCG [RECON])",
+             choices=("binary", "graded"))
+COVER = Param("rel", str, "binary", "items that cover their aspects: relevant ones, or every judged one",
+              choices=("binary", "judged"))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -47,16 +49,10 @@ class AlphaNDCG(_AspectMeasure):
     """
 
     NAME = "alpha-nDCG"
-    PARAMS: ClassVar[dict] = {"alpha": 0.5, "gain": "binary", "ideal_ties": "max_id"}
+    PARAMS = (REDUNDANCY, GAIN, IDEAL_TIES)
     FORMULA = "Σ_k Σ_{a∈A(i_k)} rel·(1−α)^{c_{a,k−1}} / log2(k+1), over the greedy ideal"
     CITATION = "Clarke et al., SIGIR 2008; Vargas 2012 thesis §3.5; ndeval"
     SECTION = "C.1, C.2"
-
-    def validate(self):
-        self._check_choice("gain", ("binary", "graded"))
-        check_ideal_ties(self.NAME, self.ideal_ties)
-        if not 0 <= self.alpha <= 1:
-            raise ConfigError(f"{self.NAME}: alpha must be in [0, 1]")
 
     def compute(self, view):
         k = cutoff_of(self, view)
@@ -77,14 +73,11 @@ class AlphaDCG(_AspectMeasure):
     """
 
     NAME = "alpha-DCG"
-    PARAMS: ClassVar[dict] = {"alpha": 0.5, "gain": "binary", "norm": "none"}
+    PARAMS = (REDUNDANCY, GAIN, Param("norm", str, "none", "unnormalised, or divided by ndeval's ideal-ideal",
+                                 choices=("none", "ndeval")))
     FORMULA = "Σ_k Σ_{a∈A(i_k)} rel·(1−α)^{c_{a,k−1}} / log2(k+1) [/ ideal-ideal]"
     CITATION = "Clarke et al., SIGIR 2008; ndeval"
     SECTION = "C.1"
-
-    def validate(self):
-        self._check_choice("gain", ("binary", "graded"))
-        self._check_choice("norm", ("none", "ndeval"))
 
     def compute(self, view):
         k = cutoff_of(self, view)
@@ -120,14 +113,11 @@ class ERRIA(_AspectMeasure):
     """
 
     NAME = "ERR-IA"
-    PARAMS: ClassVar[dict] = {"weights": "profile", "variant": "ranksys", "alpha": 0.5}
+    PARAMS = (WEIGHTS, Param("variant", str, "ranksys", "RankSys ERR-IA, or ndeval's normalised ERR-IA over α gains",
+                             choices=("ranksys", "ndeval")), REDUNDANCY)
     FORMULA = "Σ_a w_a Σ_k (1/k) R(i_k,a) Π_{l<k}(1 − R(i_l,a))"
     CITATION = "Chapelle et al., CIKM 2009; Agrawal et al., WSDM 2009; RankSys ERRIA; ndeval"
     SECTION = "C.3"
-
-    def validate(self):
-        self._check_choice("weights", WEIGHTS)
-        self._check_choice("variant", ("ranksys", "ndeval"))
 
     def compute(self, view):
         k = cutoff_of(self, view)
@@ -155,13 +145,10 @@ class NERRIA(_AspectMeasure):
     """
 
     NAME = "nERR-IA"
-    PARAMS: ClassVar[dict] = {"alpha": 0.5, "ideal_ties": "max_id"}
+    PARAMS = (REDUNDANCY, IDEAL_TIES)
     FORMULA = "Σ_k G_α(k)/k / Σ_k G_α*(k)/k"
     CITATION = "Chapelle et al., CIKM 2009; ndeval"
     SECTION = "C.3"
-
-    def validate(self):
-        check_ideal_ties(self.NAME, self.ideal_ties)
 
     def compute(self, view):
         k = cutoff_of(self, view)
@@ -181,14 +168,11 @@ class NDCGIA(_AspectMeasure):
     """
 
     NAME = "nDCG-IA"
-    PARAMS: ClassVar[dict] = {"weights": "profile", "gain": "binary"}
+    PARAMS = (WEIGHTS, Param("gain", str, "binary", "gain of a relevant item: 1, or its rating",
+                             choices=("binary", "rating")))
     FORMULA = "Σ_a w_a · DCG@K(u|a) / IDCG@K(u|a)"
     CITATION = "Agrawal et al., WSDM 2009; Vargas 2012 thesis §3.5"
     SECTION = "C.4"
-
-    def validate(self):
-        self._check_choice("weights", WEIGHTS)
-        self._check_choice("gain", ("binary", "rating"))
 
     def _gain(self, grades, threshold):
         rel = np.nan_to_num(grades, nan=-np.inf) >= threshold
@@ -224,13 +208,10 @@ class PIA(_AspectMeasure):
     """
 
     NAME = "P-IA"
-    PARAMS: ClassVar[dict] = {"weights": "profile"}
+    PARAMS = (WEIGHTS,)
     FORMULA = "Σ_a w_a |{k≤K: i_k ∈ Rel_u, a ∈ A(i_k)}| / K"
     CITATION = "Agrawal et al., WSDM 2009; ndeval"
     SECTION = "C.5"
-
-    def validate(self):
-        self._check_choice("weights", WEIGHTS)
 
     def compute(self, view):
         k = cutoff_of(self, view)
@@ -263,13 +244,10 @@ class SRecall(_AspectMeasure):
     """
 
     NAME = "S-recall"
-    PARAMS: ClassVar[dict] = {"rel": "binary"}
+    PARAMS = (COVER,)
     FORMULA = "|∪_{k≤K, i_k relevant} A(i_k)| / |A_u^rel|"
     CITATION = "Zhai, Cohen, Lafferty, SIGIR 2003; ndeval strec"
     SECTION = "C.6"
-
-    def validate(self):
-        self._check_choice("rel", ("binary", "judged"))
 
     def compute(self, view):
         _pos, u, tot = _coverage(view, self, cutoff_of(self, view))
@@ -285,13 +263,10 @@ class SRR(_AspectMeasure):
     """
 
     NAME = "S-RR"
-    PARAMS: ClassVar[dict] = {"rel": "binary"}
+    PARAMS = (COVER,)
     FORMULA = "1 / min{k : S-recall@k = 1}"
     CITATION = "Zhai, Cohen, Lafferty, SIGIR 2003; Parapar & Radlinski 2021 §4.2"
     SECTION = "C.7"
-
-    def validate(self):
-        self._check_choice("rel", ("binary", "judged"))
 
     def compute(self, view):
         pos, u, tot = _coverage(view, self, cutoff_of(self, view))

@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from dataclasses import replace
 
 import numpy as np
 
-from recdiv.eval.measure import register
-from recdiv.eval.metrics.greedy_ideal import check_ideal_ties, chunks_by_width, padded_rows
+from recdiv.eval.measure import Param, register
+from recdiv.eval.metrics.greedy_ideal import chunks_by_width, padded_rows
 from recdiv.eval.metrics.intents import (
-    WEIGHTS,
     _AspectMeasure,
     alpha_gains,
     alpha_ideal_lists,
@@ -26,6 +25,13 @@ from recdiv.eval.metrics.intents import (
     relevance_weights,
     run_arrays,
 )
+from recdiv.eval.params import IDEAL_TIES, REDUNDANCY, WEIGHTS
+
+ALPHA = replace(REDUNDANCY, default=0.25)
+BETA = Param("beta", float, 0.9, "persistence β: probability of moving to the next item", low=0.0, high=1.0)
+UNIFORM = replace(WEIGHTS, default="uniform")
+PATIENCE = Param("p", float, 0.99, "persistence p: probability of inspecting the next item", low=0.0, high=1.0)
+COST = Param("e", float, 0.05, "reading cost e per inspected item")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -51,13 +57,10 @@ class NRBP(_AspectMeasure):
     """
 
     NAME = "NRBP"
-    PARAMS: ClassVar[dict] = {"alpha": 0.25, "beta": 0.9, "weights": "uniform"}
+    PARAMS = (ALPHA, BETA, UNIFORM)
     FORMULA = "(1−(1−α)β) Σ_k β^{k−1} Σ_a w_a rel (1−α)^{c_{a,k−1}}"
     CITATION = "Clarke, Kolla, Vechtomova, ICTIR 2009; ndeval"
     SECTION = "C.8"
-
-    def validate(self):
-        self._check_choice("weights", WEIGHTS)
 
     def _gains(self, view):
         k = cutoff_of(self, view)
@@ -76,12 +79,8 @@ class NNRBP(NRBP):
     """
 
     NAME = "nNRBP"
-    PARAMS: ClassVar[dict] = {"alpha": 0.25, "beta": 0.9, "weights": "uniform", "ideal_ties": "max_id"}
+    PARAMS = (ALPHA, BETA, UNIFORM, IDEAL_TIES)
     FORMULA = "NRBP / NRBP(greedy α-ideal)"
-
-    def validate(self):
-        super().validate()
-        check_ideal_ties(self.NAME, self.ideal_ties)
 
     def compute(self, view):
         gains, w = self._gains(view)
@@ -103,13 +102,10 @@ class EU(_AspectMeasure):
     """
 
     NAME = "EU"
-    PARAMS: ClassVar[dict] = {"p": 0.99, "alpha": 0.25, "e": 0.05, "weights": "profile"}
+    PARAMS = (PATIENCE, ALPHA, COST, WEIGHTS)
     FORMULA = "(1−p) Σ_k p^{k−1} [Σ_a w_a rel (1−α)^{c_{a,k−1}} − e]  [RECON]"
     CITATION = "Yang & Lad, ICTIR 2009; Amigó, Spina, Carrillo-de-Albornoz, SIGIR 2018 (reconstructed)"
     SECTION = "C.9"
-
-    def validate(self):
-        self._check_choice("weights", WEIGHTS)
 
     def compute(self, view):
         k = cutoff_of(self, view)
@@ -131,14 +127,11 @@ class RBU(_AspectMeasure):
     """
 
     NAME = "RBU"
-    PARAMS: ClassVar[dict] = {"p": 0.99, "e": 0.05, "grade": "rating", "weights": "profile"}
+    PARAMS = (PATIENCE, COST, Param("grade", str, "rating", "grade g of a judged item: its rating, or [r ≥ τ]",
+                                    choices=("rating", "binary")), WEIGHTS)
     FORMULA = "Σ_a w_a (1−p) Σ_k p^{k−1} r(i_k,a) Π_{l<k}(1 − r(i_l,a)) − e (1−p) Σ_k p^{k−1}"
     CITATION = "Amigó, Spina, Carrillo-de-Albornoz, SIGIR 2018"
     SECTION = "C.10"
-
-    def validate(self):
-        self._check_choice("weights", WEIGHTS)
-        self._check_choice("grade", ("rating", "binary"))
 
     def _grade(self, grades, threshold):
         if self.grade == "binary":

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from recdiv.errors import ConfigError
-from recdiv.eval.measure import Measure
+from recdiv.eval.measure import Measure, PerUserMeasure
 from recdiv.eval.metrics.greedy_ideal import CHUNK_ELEMS, check_ideal_ties
 from recdiv.eval.metrics.intents_kernels import (
     alpha_gains_kernel,
@@ -34,8 +34,6 @@ from recdiv.eval.metrics.intents_kernels import (
 from recdiv.eval.metrics.intents_kernels import (
     aspect_table as _aspect_table,
 )
-
-WEIGHTS = ("profile", "uniform")
 
 # --------------------------------------------------------------------------------------------------
 # shared helpers (also used by recdiv.eval.metrics.unified)
@@ -313,13 +311,9 @@ def _rel_asp_key(view) -> tuple:
     return ("|A_u^rel|", view.threshold, view.context.population)
 
 
-class _AspectMeasure(Measure):
-    KIND = "intent-aware"
+class _AspectMeasure(PerUserMeasure):
+    FAMILY = "intent-aware"
     NEEDS = ("aspects",)
-
-    def _check_choice(self, key: str, choices: tuple[str, ...]) -> None:
-        if self.params[key] not in choices:
-            raise ConfigError(f"{self.NAME}: {key} must be one of {', '.join(choices)}, got {self.params[key]!r}")
 
     def _chunks(self, view, k: int):
         """Yield (slice, items (c,K), grades (c,K), asp (c,K,A)) over chunks of the evaluated users."""

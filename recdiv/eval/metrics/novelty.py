@@ -4,8 +4,6 @@ The shared browsing model (discount × relevance) is `recdiv.eval.metrics.expect
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from recdiv.errors import ConfigError
 from recdiv.eval.measure import register
 from recdiv.eval.metrics.expected import (
@@ -16,6 +14,7 @@ from recdiv.eval.metrics.expected import (
     _signature_distances,
     resolve_similarity,
 )
+from recdiv.eval.params import DISC, DIST, PROFILE_REL, REL, UNDEFINED
 from recdiv.models.novelty import ProfileDistance, gather, item_novelty
 from recdiv.models.relevance import parse_relevance
 
@@ -73,7 +72,7 @@ class MSI(_Popularity):
     (METRICS.md §B.6)."""
 
     NAME = "MSI"
-    PARAMS: ClassVar[dict] = {}
+    PARAMS = ()
     MODEL = "iuf"
     FORMULA = "(1/n') Σ_k log2(|U|/|U_i|)"
     CITATION = "Zhou et al., PNAS 2010; thesis §2.3.4"
@@ -88,8 +87,7 @@ class EPD(_Expected):
     """
 
     NAME = "EPD"
-    PARAMS: ClassVar[dict] = {"dist": "cosine", "disc": "none", "rel": "none", "undefined": "skip",
-                              "profile_rel": "none"}
+    PARAMS = (DIST, DISC, REL, UNDEFINED, PROFILE_REL)
     NEEDS = _Needs(("train", "aspects"))
     FORMULA = "C Σ_k disc(k) p(rel|i_k,u) Σ_{j∈P_u} p_P(j) d(i_k,j) / Σ_j p_P(j)"
     CITATION = "Vargas & Castells 2011; thesis eq. 4.15"

@@ -13,27 +13,19 @@ set is in the context, else the catalog size).
   e(p_m) — a per-run measure whose per-user differences have the sign of lexirecall's first criterion.
 
 lexirecall and lexiprecision compare two runs, so they are `PairwiseMeasure`s: parse them like any
-measure, then call `compare(...)` (or `preference_per_user`); `per_user` of a single run raises ConfigError.
-`preference_summary` gives the system-level figures of §D.5 (mean preference, wins/ties/losses, win rate,
-two-sided sign test via `scipy.stats.binomtest`).
+measure, then call `compare(...)` (or `recdiv.eval.evaluate.preference_per_user`); `per_user` of a single run
+raises ConfigError. `recdiv.eval.evaluate.preference_summary` gives the system-level figures of §D.5 (mean
+preference, wins/ties/losses, win rate, two-sided sign test via `scipy.stats.binomtest`).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import numpy as np
 
-from recdiv.errors import ConfigError
-from recdiv.eval.context import EvalContext
-from recdiv.eval.measure import Measure, register
+from recdiv.eval.measure import PairwiseMeasure, Param, PerUserMeasure, _cut, register
 from recdiv.eval.metrics.intents import user_rows
 
 _BIG = np.iinfo(np.int64).max // 4
-
-
-def _cut(rel: np.ndarray, k: int | None) -> np.ndarray:
-    return rel if k is None else rel[:, :k]
 
 
 def _positions(rel: np.ndarray, width: int, descending: bool) -> np.ndarray:
@@ -86,25 +78,6 @@ def lowest_relevant_position(rel: np.ndarray, n_rel: np.ndarray, n_c: np.ndarray
     return np.where(m_r < n_rel, n_c, last)
 
 
-class PairwiseMeasure(Measure):
-    """A measure that compares two runs per user (values in {−1, 0, +1}); see `compare`."""
-
-    KIND = "preference"
-
-    def _rule(self, rel_x: np.ndarray, rel_y: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def compare(self, run_x, run_y, qrels, context=None) -> np.ndarray:
-        """Per-user preference of run_x over run_y over the evaluated population (+1: X preferred)."""
-        context = context or EvalContext()
-        vx, vy = context.view(run_x, qrels), context.view(run_y, qrels)
-        return self._rule(_cut(vx.rel, self.cutoff), _cut(vy.rel, self.cutoff))
-
-    def per_user(self, rankings, qrels, context=None):
-        raise ConfigError(f"{self} compares two runs: use preference_per_user({str(self)!r}, run_x, run_y, qrels, "
-                          "context) or measure.compare(...)")
-
-
 @register
 class LexiRecall(PairwiseMeasure):
     """lexirecall: leximin preference between two rankings over the positions of relevant items.
@@ -140,7 +113,7 @@ class LexiPrecision(PairwiseMeasure):
 
 
 @register
-class TSE(Measure):
+class TSE(PerUserMeasure):
     """Total search efficiency [RECON]: the recall-level metric value of the lowest relevant item alone.
 
     TSE = e(p_m), p_m = position of the lowest relevant item after pessimistic imputation; base ap/rr:
@@ -149,15 +122,13 @@ class TSE(Measure):
     """
 
     NAME = "TSE"
-    PARAMS: ClassVar[dict] = {"base": "ap", "p": 0.9}
+    PARAMS = (Param("base", str, "ap", "recall-level metric e: 1/p (ap, rr), 1/log2(p+1) (ndcg), (1−p)p^(p−1) (rbp)",
+                    choices=("ap", "rr", "ndcg", "rbp")),
+              Param("p", float, 0.9, "persistence of base=rbp", low=0.0, high=1.0, low_open=True, high_open=True))
     FORMULA = "e(p_m): 1/p_m (ap, rr), 1/log2(p_m+1) (ndcg), (1−p)p^{p_m−1} (rbp)"
     CITATION = "Diaz, Ekstrand & Mitra, Recall, Robustness, and Lexicographic Evaluation (reconstructed)"
     SECTION = "D.4"
-    KIND = "preference"
-
-    def validate(self):
-        if self.base not in ("ap", "rr", "ndcg", "rbp"):
-            raise ConfigError(f"TSE: base must be one of ap, rr, ndcg, rbp, got {self.base!r}")
+    FAMILY = "preference"
 
     def compute(self, view):
         rel = _cut(view.rel, self.cutoff)

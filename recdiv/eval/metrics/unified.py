@@ -15,12 +15,10 @@ Per aspect a and user u (P&R eq. 4–16):
 from __future__ import annotations
 
 import weakref
-from typing import ClassVar
 
 import numpy as np
 
-from recdiv.errors import ConfigError
-from recdiv.eval.measure import Measure, register
+from recdiv.eval.measure import Param, PerUserMeasure, register
 from recdiv.eval.metrics import unified_kernels as kernels
 from recdiv.eval.metrics.greedy_ideal import check_ideal_ties
 from recdiv.eval.metrics.intents import (
@@ -32,6 +30,7 @@ from recdiv.eval.metrics.intents import (
     run_rows,
     user_distribution,
 )
+from recdiv.eval.params import IDEAL_TIES
 
 _IDEAL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -69,7 +68,7 @@ def ab_gains(items: np.ndarray, probs: np.ndarray, gamma: np.ndarray, space) -> 
 
 
 @register
-class AlphaBetaNDCG(Measure):
+class AlphaBetaNDCG(PerUserMeasure):
     """αβ-nDCG: unified accuracy–novelty–diversity nDCG (Parapar & Radlinski, RecSys 2021, eq. 4–16).
 
     G[k] = 1 − Π_a (1 − P(a|u,i_k)·γ_a^u Π_{j<k}(1 − P(a|u,i_j))), P(a|u,i) = β r(u,i)/r_max (judged) or α
@@ -78,20 +77,19 @@ class AlphaBetaNDCG(Measure):
     """
 
     NAME = "ab-nDCG"
-    PARAMS: ClassVar[dict] = {"alpha": 0.005, "beta": 0.5, "gamma_source": "train", "nonrel_to_zero": False,
-              "ideal_ties": "max_id"}
+    PARAMS = (
+        Param("alpha", float, 0.005, "P(a|u,i) of an unjudged item having a", low=0.0, high=1.0),
+        Param("beta", float, 0.5, "scale of P(a|u,i) = β r/r_max of a judged item having a", low=0.0, high=1.0),
+        Param("gamma_source", str, "train", "items of γ_a^u: the training profile, or the user's judged test items",
+              choices=("train", "test")),
+        Param("nonrel_to_zero", bool, False, "ratings below τ count as 0 (the MissOverNon axiom's r = 0)"),
+        IDEAL_TIES,
+    )
     FORMULA = "Σ_k (1 − Π_a(1 − P(a|u,i_k) P(a|u,S_k))) / log2(1+k), over the greedy ideal"
     CITATION = "Parapar & Radlinski, Towards Unified Metrics for Accuracy and Diversity, RecSys 2021"
     SECTION = "C.11"
-    KIND = "unified"
+    FAMILY = "unified"
     NEEDS = ("aspects",)
-
-    def validate(self):
-        if self.gamma_source not in ("train", "test"):
-            raise ConfigError(f"{self.NAME}: gamma_source must be train or test, got {self.gamma_source!r}")
-        check_ideal_ties(self.NAME, self.ideal_ties)
-        if not (0 <= self.alpha <= 1 and 0 <= self.beta <= 1):
-            raise ConfigError(f"{self.NAME}: alpha and beta must be in [0, 1]")
 
     def _probs(self, view, items, grades):
         p = item_probabilities(grades, self.alpha, self.beta, view.max_grade, view.threshold, self.nonrel_to_zero)

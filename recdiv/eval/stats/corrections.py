@@ -15,18 +15,19 @@ from __future__ import annotations
 import numpy as np
 
 from recdiv.errors import ConfigError
+from recdiv.registry import Registry
 
-CORRECTIONS = ("none", "bonferroni", "holm", "bh")
-_ALIASES = {"none": "none", "bonferroni": "bonferroni", "holm": "holm", "holm-bonferroni": "holm", "bh": "bh",
-            "fdr": "bh", "benjamini-hochberg": "bh", "fdr_bh": "bh"}
+#: the corrections by name (spelling rule of `recdiv.registry`; aliases)
+CORRECTION_NAMES: Registry[str] = Registry("correction")
+for _name, _aliases in [("none", ()), ("bonferroni", ()), ("holm", ("holm-bonferroni",)),
+                        ("bh", ("fdr", "benjamini-hochberg", "fdr_bh"))]:
+    CORRECTION_NAMES.add(_name, _name, aliases=_aliases)
+CORRECTIONS = tuple(CORRECTION_NAMES.names())
 
 
 def canonical_correction(name: str | None) -> str:
     """Canonical correction name (`none`, `bonferroni`, `holm`, `bh`) of a name or alias."""
-    c = _ALIASES.get("none" if name is None else str(name).lower())
-    if c is None:
-        raise ConfigError(f"unknown correction {name!r}; choose one of {', '.join(CORRECTIONS)}")
-    return c
+    return CORRECTION_NAMES.canonical("none" if name is None else name)
 
 
 def _check(p) -> np.ndarray:

@@ -28,12 +28,15 @@ import numpy as np
 from scipy import stats
 
 from recdiv.errors import ConfigError
+from recdiv.registry import Registry
 
 Alternative = Literal["two-sided", "greater", "less"]
-TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap")
-_ALIASES = {"t": "t", "ttest": "t", "t-test": "t", "student": "t", "wilcoxon": "wilcoxon", "sign": "sign",
-            "binomial": "sign", "permutation": "permutation", "randomisation": "permutation",
-            "randomization": "permutation", "fisher": "permutation", "bootstrap": "bootstrap"}
+#: the paired tests by name (spelling rule of `recdiv.registry`: ``T-test`` = ``ttest``; aliases)
+TEST_NAMES: Registry[str] = Registry("test")
+for _name, _aliases in [("t", ("ttest", "student")), ("wilcoxon", ("signed-rank",)), ("sign", ("binomial",)),
+                        ("permutation", ("randomisation", "randomization", "fisher")), ("bootstrap", ())]:
+    TEST_NAMES.add(_name, _name, aliases=_aliases)
+TESTS = tuple(TEST_NAMES.names())
 
 #: default Monte Carlo sizes (METRICS.md §G.4)
 PERMUTATION_SAMPLES = 100_000
@@ -68,10 +71,7 @@ class TestResult:
 
 def canonical_test(name: str) -> str:
     """Canonical test name (`t`, `wilcoxon`, `sign`, `permutation`, `bootstrap`) of a name or alias."""
-    t = _ALIASES.get(str(name).lower())
-    if t is None:
-        raise ConfigError(f"unknown test {name!r}; choose one of {', '.join(TESTS)}")
-    return t
+    return TEST_NAMES.canonical(name)
 
 
 def _check_alternative(alternative: str) -> str:

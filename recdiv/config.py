@@ -1,0 +1,62 @@
+"""The one configuration base of recdiv's components (recommenders, rerankers, aspect spaces) and experiments.
+
+Configs are pydantic models that reject unknown keys (``extra="forbid"``), take values of the declared type only
+(``strict``: ``n = "30"`` is an error, not 30; an int is accepted where a float is declared) and cannot change
+after construction (``frozen``). `validate_config` turns a validation error into a `ConfigError` whose message
+names the key path, e.g. ``diversifiers[0].params.lambda: Input should be less than or equal to 1``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from recdiv.errors import ConfigError
+
+__all__ = ["Config", "error_lines", "validate_config"]
+
+
+class Config(BaseModel):
+    """Base of every configuration: unknown keys are errors, types are strict, instances are immutable; fields
+    may be written by their alias (`lambda` for `lambda_`)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
+
+
+def _loc(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif str(part).startswith(("function-", "tagged-union")):
+            continue
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def error_lines(error: ValidationError, prefix: str = "") -> list[str]:
+    """One `key.path: problem` line per problem of a pydantic validation error, paths prefixed by `prefix`."""
+    lines = []
+    for err in error.errors():
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key"
+        elif err["type"] == "missing":
+            msg = "required key is missing"
+        where = _loc(err["loc"])
+        where = f"{prefix}.{where}" if prefix and where else prefix or where
+        lines.append(f"{where}: {msg}" if where and not msg.startswith(where) else msg)
+    return lines
+
+
+def validate_config(cls: type[Config], data: dict[str, Any], where: str = "", *, strict: bool | None = None,
+                    what: str = "") -> Config:
+    """`cls` validated from `data`; a ConfigError naming `where` and the key path of every problem.
+    `strict=False` reads text values (command-line options) by the declared types."""
+    try:
+        return cls.model_validate(data, strict=strict)
+    except ValidationError as e:
+        head = f"{what}: " if what else ""
+        raise ConfigError(head + "; ".join(error_lines(e, where))) from None

@@ -1,0 +1,43 @@
+"""Parameters shared by several measures, declared once (`recdiv.eval.measure.Param`): the rank discount, the
+relevance model, the item distance, the intent weights, the ideal-list tie rule, the lists an exposure measure
+aggregates. A measure that needs another default uses `dataclasses.replace(PARAM, default=...)`."""
+
+from __future__ import annotations
+
+from recdiv.errors import ConfigError
+from recdiv.eval.measure import Param
+from recdiv.models.discount import SYNTAX as DISCOUNT_SYNTAX
+from recdiv.models.discount import parse_discount
+from recdiv.models.relevance import SYNTAX as RELEVANCE_SYNTAX
+from recdiv.models.relevance import parse_relevance
+
+__all__ = ["DISC", "DIST", "DISTANCES", "IDEAL_TIES", "POSITION_DISC", "PROFILE_REL", "REDUNDANCY", "REL", "UNDEFINED",
+           "USERS", "WEIGHTS"]
+
+#: item distances d = 1 − sim of the distance-based measures
+DISTANCES = ("cosine", "jaccard", "latent-cosine", "pearson")
+
+
+def _position_only(spec: str) -> None:
+    if parse_discount(spec).uses_relevance:
+        raise ConfigError(f"discount {spec!r} depends on relevance; exposure takes position discounts only "
+                          "(none, log, exp<p>, recip)")
+
+
+DISC = Param("disc", str, "none", f"rank discount disc(k): {DISCOUNT_SYNTAX}", spec=parse_discount)
+POSITION_DISC = Param("disc", str, "none", "rank discount of exposure: none, log, recip or exp<p>", spec=_position_only)
+REL = Param("rel", str, "none", f"relevance model p(rel|i,u): {RELEVANCE_SYNTAX}", spec=parse_relevance)
+PROFILE_REL = Param("profile_rel", str, "none", "relevance model weighting the profile's training ratings",
+                    spec=parse_relevance)
+DIST = Param("dist", str, "cosine", "item distance 1 − sim (cosine, jaccard: aspects; pearson: train; "
+             "latent-cosine: the context's similarity)", choices=DISTANCES)
+UNDEFINED = Param("undefined", str, "skip", "pairs without a defined distance: dropped, or distance 1",
+                  choices=("skip", "one"))
+WEIGHTS = Param("weights", str, "profile", "intent weights w_a: p(a|u) of the training profile, or uniform over "
+                "the aspects of the user's relevant test items", choices=("profile", "uniform"))
+IDEAL_TIES = Param("ideal_ties", str, "max_id", "tie rule of the greedy ideal list: largest or smallest item id",
+                   choices=("max_id", "min_id"))
+REDUNDANCY = Param("alpha", float, 0.5, "redundancy penalty α: an aspect's gain shrinks by (1−α) per earlier "
+                   "item having it", low=0.0, high=1.0)
+USERS = Param("users", str, "evaluated", "lists aggregated: those of the evaluated users, or every list of the run",
+              choices=("evaluated", "run"))

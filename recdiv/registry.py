@@ -1,0 +1,199 @@
+"""One registry helper for every kind of component: recommenders, rerankers, measures, aspect spaces,
+item similarities, significance tests and corrections.
+
+One spelling rule everywhere (the command line, experiment files and Python): a component has a canonical name
+and aliases, and lookups ignore case and punctuation, so that ``IA-Select``, ``ia-select``, ``iaselect`` and
+``IASelect`` name the same reranker. An unknown name is a `ConfigError` with a did-you-mean suggestion.
+
+Beyond the built-ins, a lookup accepts ``module:attribute`` (e.g. ``mypkg.rerankers:MyReranker``, imported on
+use) and the components that installed packages declare under the registry's entry-point group (e.g.
+``[project.entry-points."recdiv.rerankers"] mine = "mypkg.rerankers:MyReranker"``).
+
+A component declares its capabilities in a class attribute ``CAPABILITIES`` (e.g. a recommender that provides
+item factors: ``CAPABILITIES = ("item-factors",)``), so that other layers ask the registry what a component can
+do instead of keeping lists of names.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import Any, Generic, TypeVar
+
+from recdiv.errors import ConfigError
+
+T = TypeVar("T")
+
+__all__ = ["Entry", "Registry", "load_object", "normalise"]
+
+
+def normalise(name: str) -> str:
+    """The lookup key of a name: lower case, letters and digits only (``IA-Select`` → ``iaselect``)."""
+    return re.sub(r"[^0-9a-z]+", "", str(name).casefold())
+
+
+def load_object(spec: str, what: str = "component") -> Any:
+    """The object named by ``module:attribute`` (attribute may be dotted); ConfigError if it cannot be loaded."""
+    module, sep, attr = spec.partition(":")
+    if not sep or not module or not attr:
+        raise ConfigError(f"{spec!r} is not of the form module:attribute")
+    try:
+        obj: Any = importlib.import_module(module)
+    except ImportError as e:
+        raise ConfigError(f"cannot import {what} {spec!r}: {e}") from None
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise ConfigError(f"cannot import {what} {spec!r}: {module} has no attribute {attr!r}") from None
+    return obj
+
+
+@dataclass(frozen=True)
+class Entry(Generic[T]):
+    """A registered component: canonical name, the object, aliases, capabilities and, for aliases that fix some
+    parameters (e.g. a measure spelled by another tool), the preset parameters."""
+
+    name: str
+    obj: T
+    aliases: tuple[str, ...] = ()
+    capabilities: frozenset[str] = frozenset()
+    preset: dict[str, Any] = field(default_factory=dict)
+
+
+class Registry(Generic[T]):
+    """Components of one kind by name (see the module docstring).
+
+    kind: what the components are, for messages ("reranker"); group: the entry-point group ("recdiv.rerankers");
+    base: if given, objects loaded from ``module:attribute`` or entry points must be subclasses of it.
+    """
+
+    def __init__(self, kind: str, *, group: str | None = None, base: type | None = None):
+        self.kind = kind
+        self.group = group
+        self.base = base
+        self._entries: dict[str, Entry[T]] = {}  # canonical name -> entry
+        self._keys: dict[str, Entry[T]] = {}  # normalised name or alias -> entry
+        self._plugins_loaded = group is None
+
+    # registering -------------------------------------------------------------------------------------------
+    def add(self, name: str, obj: T, *, aliases: Iterable[str] = (), capabilities: Iterable[str] = ()) -> T:
+        """Register `obj` under the canonical `name` and its aliases; capabilities add to `obj.CAPABILITIES`."""
+        entry = Entry(name, obj, tuple(aliases), frozenset(capabilities) | _capabilities(obj))
+        for spelling in (name, *entry.aliases):
+            self._claim(spelling, entry)
+        self._entries[name] = entry
+        return obj
+
+    def register(self, name: str | None = None, *, aliases: Iterable[str] = (),
+                 capabilities: Iterable[str] = ()) -> Callable[[T], T]:
+        """Class decorator: `@REGISTRY.register("MMR", aliases=(...))`; the name defaults to `obj.NAME`."""
+
+        def deco(obj: T) -> T:
+            return self.add(name or obj.NAME, obj, aliases=aliases, capabilities=capabilities)  # type: ignore[attr-defined]
+
+        return deco
+
+    def alias(self, alias: str, target: str, **preset: Any) -> None:
+        """Another spelling of `target`, optionally with fixed parameters (`preset`)."""
+        entry = self.entry(target)
+        self._claim(alias, Entry(entry.name, entry.obj, entry.aliases, entry.capabilities,
+                                 {**entry.preset, **preset}))
+
+    def _claim(self, spelling: str, entry: Entry[T]) -> None:
+        key = normalise(spelling)
+        if not key:
+            raise ValueError(f"{self.kind} name {spelling!r} has no letters or digits")
+        old = self._keys.get(key)
+        if old is not None and (old.obj is not entry.obj or old.preset != entry.preset):
+            raise ValueError(f"{self.kind} name {spelling!r} is taken by {old.name!r}")
+        self._keys[key] = entry
+
+    # looking up --------------------------------------------------------------------------------------------
+    def entry(self, name: str) -> Entry[T]:
+        """The entry of `name` (canonical name, alias, ``module:attribute`` or entry point); ConfigError naming
+        the closest known names when there is none."""
+        if isinstance(name, str) and ":" in name:
+            return self._from_spec(name)
+        key = normalise(name)
+        hit = self._keys.get(key)
+        if hit is None and not self._plugins_loaded:
+            self._load_plugins()
+            hit = self._keys.get(key)
+        if hit is None:
+            raise ConfigError(self.unknown(name))
+        return hit
+
+    def get(self, name: str) -> T:
+        """The component named `name` (see `entry`)."""
+        return self.entry(name).obj
+
+    def canonical(self, name: str) -> str:
+        return self.entry(name).name
+
+    def __contains__(self, name: object) -> bool:
+        try:
+            self.entry(str(name))
+        except ConfigError:
+            return False
+        return True
+
+    def unknown(self, name: str) -> str:
+        """The message for an unknown name: did-you-mean (closest spellings), else the known names."""
+        key = normalise(name)
+        close = difflib.get_close_matches(key, list(self._keys), n=3, cutoff=0.6)
+        names = list(dict.fromkeys(self._keys[k].name for k in close))
+        if names:
+            quoted = [repr(n) for n in names]
+            alternatives = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+            return f"unknown {self.kind} {name!r} (did you mean {alternatives}?)"
+        return f"unknown {self.kind} {name!r}; known: {', '.join(self.names())}"
+
+    def _from_spec(self, spec: str) -> Entry[T]:
+        obj = load_object(spec, self.kind)
+        if self.base is not None and not (isinstance(obj, type) and issubclass(obj, self.base)):
+            raise ConfigError(f"{spec!r} is not a {self.kind} (a subclass of {self.base.__name__})")
+        return Entry(spec, obj, capabilities=_capabilities(obj))
+
+    def _load_plugins(self) -> None:
+        """Register the components installed packages declare under the entry-point group (once)."""
+        self._plugins_loaded = True
+        for ep in entry_points(group=self.group):
+            if normalise(ep.name) in self._keys:
+                continue  # a built-in name wins
+            self.add(ep.name, self._from_spec(ep.value).obj)
+
+    # listing -----------------------------------------------------------------------------------------------
+    def names(self) -> list[str]:
+        """Canonical names in registration order (built-ins, then installed plugins)."""
+        if not self._plugins_loaded:
+            self._load_plugins()
+        return list(self._entries)
+
+    def entries(self) -> list[Entry[T]]:
+        self.names()
+        return list(self._entries.values())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def __getitem__(self, name: str) -> T:
+        return self.get(name)
+
+    def __len__(self) -> int:
+        return len(self.names())
+
+    def has(self, name: str, capability: str) -> bool:
+        """Whether the component `name` declares `capability`."""
+        return capability in self.entry(name).capabilities
+
+    def with_capability(self, capability: str) -> list[str]:
+        return [e.name for e in self.entries() if capability in e.capabilities]
+
+
+def _capabilities(obj: Any) -> frozenset[str]:
+    return frozenset(getattr(obj, "CAPABILITIES", ()))

@@ -1,0 +1,130 @@
+"""The one registry helper (recdiv/registry.py): spelling rule, aliases, did-you-mean, capabilities,
+``module:Class`` and entry points — and that every registry of recdiv follows it."""
+
+from __future__ import annotations
+
+import sys
+import types
+from importlib.metadata import EntryPoint
+
+import pytest
+
+from recdiv.errors import ConfigError
+from recdiv.registry import Registry, load_object, normalise
+
+
+class Base:
+    NAME = ""
+
+
+class Alpha(Base):
+    NAME = "Alpha-One"
+    CAPABILITIES = ("fast",)
+
+
+class Beta(Base):
+    NAME = "beta"
+
+
+@pytest.fixture
+def reg():
+    r = Registry("widget", group="recdiv.test-widgets", base=Base)
+    r.add("Alpha-One", Alpha, aliases=("first",))
+    r.add("beta", Beta, capabilities=("slow",))
+    return r
+
+
+@pytest.mark.parametrize("spelling", ["Alpha-One", "alpha-one", "alphaone", "AlphaOne", "ALPHA_ONE", " alpha one ",
+                                      "first", "FIRST"])
+def test_spellings_find_the_same_entry(reg, spelling):
+    assert reg.get(spelling) is Alpha
+    assert reg.canonical(spelling) == "Alpha-One"
+    assert spelling in reg
+
+
+def test_normalise():
+    assert normalise("IA-Select") == normalise("ia-select") == normalise("iaselect") == normalise("IASelect")
+    assert normalise("PM-2") == "pm2"
+
+
+def test_unknown_names_get_a_suggestion(reg):
+    with pytest.raises(ConfigError, match=r"unknown widget 'alpa-one' \(did you mean 'Alpha-One'\?\)"):
+        reg.get("alpa-one")
+    with pytest.raises(ConfigError, match="known: Alpha-One, beta"):
+        reg.get("zzzzzz")
+    assert "gamma" not in reg
+
+
+def test_a_name_is_registered_once(reg):
+    with pytest.raises(ValueError, match="taken"):
+        reg.add("ALPHA one", Beta)
+    reg.add("alias-of-alpha", Alpha)  # the same object under another name is fine
+
+
+def test_capabilities_from_class_and_registration(reg):
+    assert reg.has("Alpha-One", "fast") and reg.has("beta", "slow")
+    assert reg.with_capability("fast") == ["Alpha-One"]
+    assert reg.names() == ["Alpha-One", "beta"] == list(reg)
+
+
+def test_alias_with_preset(reg):
+    reg.alias("quick-alpha", "alpha-one", speed=3)
+    e = reg.entry("QuickAlpha")
+    assert e.obj is Alpha and e.name == "Alpha-One" and e.preset == {"speed": 3}
+
+
+def test_module_class_strings(reg, monkeypatch):
+    mod = types.ModuleType("fake_widgets")
+
+    class Gamma(Base):
+        CAPABILITIES = ("new",)
+
+    mod.Gamma, mod.NotAWidget = Gamma, object
+    monkeypatch.setitem(sys.modules, "fake_widgets", mod)
+    assert reg.get("fake_widgets:Gamma") is Gamma
+    assert reg.has("fake_widgets:Gamma", "new")
+    with pytest.raises(ConfigError, match="not a widget"):
+        reg.get("fake_widgets:NotAWidget")
+    with pytest.raises(ConfigError, match="has no attribute"):
+        reg.get("fake_widgets:Missing")
+    with pytest.raises(ConfigError, match="cannot import"):
+        reg.get("no_such_module_xyz:Thing")
+    assert load_object("fake_widgets:Gamma") is Gamma
+
+
+def test_entry_points(reg, monkeypatch):
+    mod = types.ModuleType("plugin_widgets")
+
+    class Delta(Base):
+        pass
+
+    mod.Delta = Delta
+    monkeypatch.setitem(sys.modules, "plugin_widgets", mod)
+    eps = [EntryPoint("delta", "plugin_widgets:Delta", "recdiv.test-widgets"),
+           EntryPoint("beta", "plugin_widgets:Delta", "recdiv.test-widgets")]  # a built-in name wins
+    monkeypatch.setattr("recdiv.registry.entry_points", lambda group: [e for e in eps if e.group == group])
+    assert reg.get("Delta") is Delta
+    assert reg.get("beta") is Beta
+    assert reg.names() == ["Alpha-One", "beta", "delta"]
+
+
+@pytest.mark.parametrize(("module", "registry", "spellings"), [
+    ("recdiv.diversifiers.registry", "RERANKERS", {"IASelect": ["IA-Select", "ia-select", "iaselect", "IASelect"],
+                                                   "PM2": ["PM-2", "pm2"], "xQuAD": ["XQuAD", "x-quad"]}),
+    ("recdiv.algorithms.registry", "RECOMMENDERS", {"user-knn": ["UserKNN", "user_knn"], "pop": ["popularity"]}),
+    ("recdiv.eval.measure", "MEASURES", {"alpha-nDCG": ["AlphaNDCG", "alpha_ndcg"], "ERR-IA": ["erria"]}),
+    ("recdiv.eval.stats.significance", "TEST_NAMES", {"t": ["T-Test", "student"], "permutation": ["Fisher"]}),
+    ("recdiv.eval.stats.corrections", "CORRECTION_NAMES", {"holm": ["Holm-Bonferroni"], "bh": ["FDR", "fdr_bh"]}),
+])
+def test_every_registry_follows_the_rule(module, registry, spellings):
+    import importlib
+
+    import recdiv.eval.catalog  # noqa: F401  (measures registered)
+
+    reg = getattr(importlib.import_module(module), registry)
+    assert isinstance(reg, Registry)
+    for canonical, others in spellings.items():
+        for s in others:
+            assert reg.canonical(s) == canonical, s
+    with pytest.raises(ConfigError, match="did you mean"):
+        reg.get(spellings and next(iter(spellings)) + "x")
