@@ -1,11 +1,15 @@
-"""Build the teaching notebooks (`notebooks/*.ipynb`) from their percent-format sources (`notebooks/src/*.py`).
+"""Build the teaching notebooks (`notebooks/*.ipynb`) from their percent-format sources (`notebooks/src/*.py`) and
+execute them, so that the committed notebooks carry their outputs and a class can read them without running
+anything (`make notebooks`).
 
 The sources are plain Python files that diff well; cells start with a line ``# %%`` (code) or
-``# %% [markdown]`` (markdown, every line a comment ``# text``). The notebooks are written without outputs and
-with deterministic cell ids, so rebuilding an unchanged source gives the same bytes.
+``# %% [markdown]`` (markdown, every line a comment ``# text``). Cell ids are deterministic. Executing runs every
+notebook in a kernel pinned to this interpreter (reads the data from RECDIV_DATA or ../shared/data) and keeps the
+outputs (figures as PNG at 80 dpi, so each notebook stays well under 1 MB); execution metadata (timings) is dropped.
 
-    python notebooks/build.py            # rebuild every notebook
-    python notebooks/build.py --check    # exit 1 if a notebook is out of date with its source
+    python notebooks/build.py --execute  # rebuild and execute every notebook (make notebooks)
+    python notebooks/build.py            # rebuild the cells only, keeping no outputs
+    python notebooks/build.py --check    # exit 1 if a notebook's cells are out of date or it lacks outputs
 """
 
 from __future__ import annotations
@@ -72,28 +76,94 @@ def render(source: Path) -> str:
     return nbformat.writes(build_notebook(source)) + "\n"
 
 
+def cells_of(nb: nbformat.NotebookNode) -> list[tuple[str, str, str]]:
+    """(id, type, source) of every cell: what must match the source file, outputs aside."""
+    return [(c["id"], c.cell_type, c.source) for c in nb.cells]
+
+
+MAX_BYTES = 1_000_000
+
+
+def problems(source: Path, notebook: Path) -> list[str]:
+    """Why the committed `notebook` is not the executed build of `source` (empty when it is)."""
+    if not notebook.exists():
+        return [f"{notebook.name} is missing"]
+    text = notebook.read_text(encoding="utf-8")
+    nb = nbformat.reads(text, as_version=4)
+    out = []
+    if cells_of(nb) != cells_of(build_notebook(source)):
+        out.append(f"{notebook.name}: cells differ from {source.name}")
+    if any(c.cell_type == "code" and c.get("execution_count") is None for c in nb.cells):
+        out.append(f"{notebook.name}: not executed (a code cell has no execution count)")
+    if any(o.get("output_type") == "error" for c in nb.cells for o in c.get("outputs", [])):
+        out.append(f"{notebook.name}: a cell failed")
+    if len(text.encode("utf-8")) > MAX_BYTES:
+        out.append(f"{notebook.name}: {len(text.encode('utf-8'))} bytes (limit {MAX_BYTES})")
+    return out
+
+
+def execute(nb: nbformat.NotebookNode, kernel: str = "python3", timeout: int = 900) -> nbformat.NotebookNode:
+    """Run every cell in a kernel named `kernel` (see `pinned_kernel`); figures at 80 dpi; timings dropped."""
+    from nbclient import NotebookClient
+
+    setup = nbformat.v4.new_code_cell("import matplotlib\nmatplotlib.rcParams['figure.dpi'] = 80")
+    nb.cells.insert(0, setup)
+    NotebookClient(nb, kernel_name=kernel, timeout=timeout, resources={"metadata": {"path": str(HERE)}}).execute()
+    nb.cells.pop(0)
+    for i, c in enumerate(c for c in nb.cells if c.cell_type == "code"):
+        c["execution_count"] = i + 1
+        c.metadata.pop("execution", None)
+        for o in c.get("outputs", []):
+            if "execution_count" in o:
+                o["execution_count"] = i + 1
+    return nb
+
+
+def pinned_kernel(root: Path) -> dict[str, str]:
+    """Environment that makes kernel "python3" run this interpreter (a kernelspec under `root`, first on
+    JUPYTER_PATH), whatever kernels the machine has installed."""
+    import json
+
+    spec = root / "jupyter" / "kernels" / "python3"
+    spec.mkdir(parents=True, exist_ok=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "recdiv kernel", "language": "python"}))
+    return {"JUPYTER_PATH": str(root / "jupyter"), "JUPYTER_RUNTIME_DIR": str(root / "runtime"),
+            "IPYTHONDIR": str(root / "ipython"), "MPLCONFIGDIR": str(root / "mpl")}
+
+
 def targets() -> dict[Path, Path]:
     """{source: notebook} for every source file."""
     return {src: HERE / f"{src.stem}.ipynb" for src in sorted(SRC.glob("*.py"))}
 
 
 def main(argv: list[str] | None = None) -> int:
+    import os
+    import tempfile
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="only check that the notebooks are up to date")
+    ap.add_argument("--check", action="store_true", help="only check that the notebooks are built and executed")
+    ap.add_argument("--execute", action="store_true", help="execute the notebooks and keep their outputs")
+    ap.add_argument("names", nargs="*", help="only these notebooks (e.g. 03)")
     args = ap.parse_args(argv)
-    stale = []
-    for src, nb in targets().items():
-        text = render(src)
-        current = nb.read_text(encoding="utf-8") if nb.exists() else None
-        if current == text:
-            continue
-        stale.append(nb.name)
-        if not args.check:
-            nb.write_text(text, encoding="utf-8")
-            print(f"wrote {nb.relative_to(HERE.parent)}")
-    if args.check and stale:
-        print(f"out of date (run python notebooks/build.py): {', '.join(stale)}", file=sys.stderr)
-        return 1
+    chosen = {s: nb for s, nb in targets().items() if not args.names or any(s.name.startswith(n) for n in args.names)}
+    if args.check:
+        bad = [p for src, nb in chosen.items() for p in problems(src, nb)]
+        for p in bad:
+            print(p, file=sys.stderr)
+        if bad:
+            print("run `make notebooks` (python notebooks/build.py --execute)", file=sys.stderr)
+        return 1 if bad else 0
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.execute:
+            os.environ.update(pinned_kernel(Path(tmp)))
+        for src, path in chosen.items():
+            nb = build_notebook(src)
+            if args.execute:
+                nb = execute(nb)
+            path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+            print(f"wrote {path.relative_to(HERE.parent)} ({path.stat().st_size // 1024} KB)")
     return 0
 
 

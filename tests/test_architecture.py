@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parents[1] / "recdiv"
 
 #: lowest first; a module belongs to the layer of the longest prefix that names it
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("recdiv", "recdiv._lazy", "recdiv.config", "recdiv.errors", "recdiv.jit", "recdiv.registry")),
+    ("base", ("recdiv", "recdiv._lazy", "recdiv.config", "recdiv.errors", "recdiv.jit", "recdiv.progress",
+              "recdiv.registry")),
     ("data", ("recdiv.data",)),
     ("aspects", ("recdiv.aspects",)),
     ("models", ("recdiv.models",)),
@@ -31,8 +32,9 @@ COMPONENTS = ("recdiv.algorithms", "recdiv.diversifiers", "recdiv.eval")
 EVAL_LAYERS: list[tuple[str, ...]] = [
     ("recdiv.eval", "recdiv.eval.context", "recdiv.eval.measure", "recdiv.eval.params"),
     ("recdiv.eval.metrics",),
-    ("recdiv.eval.catalog", "recdiv.eval.stats"),
-    ("recdiv.eval.evaluate", "recdiv.eval.io", "recdiv.eval.plots"),
+    ("recdiv.eval.catalog", "recdiv.eval.stats", "recdiv.eval.tables", "recdiv.eval.charts"),
+    ("recdiv.eval.evaluate", "recdiv.eval.io", "recdiv.eval.plots", "recdiv.eval.comparison", "recdiv.eval.html",
+     "recdiv.eval.groups"),
     ("recdiv.eval.meta",),
     ("recdiv.eval.results", "recdiv.eval.reference"),
 ]

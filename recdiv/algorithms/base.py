@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from recdiv.config import Config
 from recdiv.data.interactions import Interactions
 from recdiv.data.rankings import PAD, Rankings, top_k
+from recdiv.progress import tick
 
 # Scores are computed in blocks of users; a block holds at most this many (user, item) cells.
 BLOCK_CELLS = 1 << 23
@@ -156,6 +157,7 @@ class Recommender(ABC):
             it, sc = top_k(s, k, tiebreak)
             items[idx[lo : lo + len(block)]] = it
             scores[idx[lo : lo + len(block)]] = sc
+            tick(len(block))
         return Rankings(users, items, scores, train.users, train.items)
 
 

@@ -30,6 +30,7 @@ COMMANDS: dict[str, Command] = {
     "eval": Command("recdiv.cli.eval", "evaluate run files against qrels"),
     "compare": Command("recdiv.cli.compare", "paired significance tests between runs"),
     "axioms": Command("recdiv.cli.axioms", "check Parapar & Radlinski's axioms (Table 1) for metrics"),
+    "meta": Command("recdiv.cli.meta", "meta-evaluation: discriminative power and robustness of measures over runs"),
     "run": Command("recdiv.cli.experiment", "run (or resume) an experiment described by a TOML file"),
     "report": Command("recdiv.cli.experiment", "rebuild summary tables and report.html from an output folder"),
     "demo": Command("recdiv.cli.experiment", "a complete experiment on the embedded synthetic dataset (offline)"),

@@ -58,8 +58,15 @@ def check(measures, cases: int, seed: int, max_size: int, threshold: float) -> d
         raise ConfigError("--cases must be at least 1")
     if max_size < 1:
         raise ConfigError("--max-size must be at least 1")
+    from recdiv.progress import Progress
+
     metrics = {m: measure_metric(m, threshold=threshold) for m in measures}  # parse all before checking any
-    return {m: check_axioms(q, n_cases=cases, seed=seed, max_size=max_size) for m, q in metrics.items()}
+    out = {}
+    with Progress("axioms", len(metrics)) as bar:  # about the same work per metric
+        for m, q in metrics.items():
+            out[m] = check_axioms(q, n_cases=cases, seed=seed, max_size=max_size)
+            bar.advance(1, f"axioms: {m}")
+    return out
 
 
 def to_markdown(results: dict[str, dict[str, AxiomResult]], short_names: bool = False) -> str:

@@ -1,13 +1,18 @@
 """`recdiv compare`: paired significance tests between TREC runs on one or more measures.
 
-    recdiv compare QRELS RUN... -m MEASURE [-m MEASURE ...] [--test t|wilcoxon|sign|permutation|bootstrap]
-        [--correction none|bonferroni|holm|bh] [--baseline RUN] [--format table|markdown|latex|json]
+    recdiv compare QRELS RUN... -m MEASURE [-m MEASURE ...]
+        [--test t|wilcoxon|sign|permutation|bootstrap|tukey|tukey-anova] [--correction none|bonferroni|holm|bh]
+        [--baseline RUN] [--format table|markdown|latex|json] [--ci t|bootstrap] [--confidence 0.95]
         [--rel-threshold 4] [--seed S] [--samples B] [--alpha 0.05] [--per-user]
 
 Runs and qrels are read into one vocabulary (`recdiv.eval.io.load_inputs`). Without --baseline every pair of
-runs is tested; with it, each run against the baseline. JSON (one measure): {"measure", "test", "correction",
-"means": {RUN: mean}, "pairs": [{"a", "b", "mean_a", "mean_b", "p_value", "p_adjusted", "effect_size", ...}]};
-several measures give a list of such objects.
+runs is tested; with it, each run against the baseline. Every mean and every tested difference gets a confidence
+interval (t by default, or the bootstrap percentile interval; METRICS.md §F, docs/statistics.md). `--test tukey` is
+the randomised Tukey HSD that keeps the per-user pairing (family-wise p-values over all runs, so no correction);
+`--test tukey-anova` the blocked two-way-ANOVA version. JSON (one measure): {"measure", "test", "correction",
+"means": {RUN: mean}, "ci": {"method", "level", "means": {RUN: [low, high]}}, "pairs": [{"a", "b", "mean_a",
+"mean_b", "p_value", "p_adjusted", "effect_size", "difference", "ci": [low, high], ...}]}; several measures give a
+list of such objects.
 
 Pairwise preference measures (``lexirecall``, ``lexiprecision``; METRICS.md §D.5) have no per-run mean: each pair
 gets its per-user preferences π_u ∈ {−1, 0, +1} of a over b, the two-sided sign test, wins/ties/losses and
@@ -34,21 +39,30 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("-m", "--measure", action="append", required=True, dest="measures",
                    help="measure, e.g. nDCG@10 or lexirecall (repeatable)")
     p.add_argument("--test", default=None, metavar="TEST",
-                   help=f"paired test: {', '.join(TESTS)} (default t; sign for preference measures)")
-    p.add_argument("--correction", default="holm", metavar="NAME",
-                   help=f"multiple-comparison correction: {', '.join(CORRECTIONS)} (default holm)")
+                   help=f"paired test: {', '.join(TESTS)} (default t; sign for preference measures); tukey: "
+                        "randomised Tukey HSD over all runs keeping the per-user pairing; tukey-anova: the "
+                        "blocked-ANOVA Tukey HSD")
+    p.add_argument("--correction", default=None, metavar="NAME",
+                   help=f"multiple-comparison correction: {', '.join(CORRECTIONS)} (default holm; none with the "
+                        "Tukey tests)")
+    p.add_argument("--ci", choices=("t", "bootstrap"), default="t",
+                   help="confidence intervals of the means and differences: t (default) or bootstrap percentile")
+    p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (default 0.95)")
     p.add_argument("--baseline", default=None, help="compare every run against this run (file or name)")
     p.add_argument("--format", choices=("table", "markdown", "latex", "json"), default="table")
     p.add_argument("--rel-threshold", type=float, default=4.0, help="relevance threshold τ (default 4)")
     p.add_argument("--population", choices=("relevant", "judged"), default="relevant")
     p.add_argument("--seed", type=int, default=0, help="seed of the randomisation/bootstrap tests")
     p.add_argument("--samples", type=int, default=None,
-                   help="Monte Carlo samples (default 100000 permutation, 1000 bootstrap)")
+                   help="Monte Carlo samples (default 100000 permutation, 1000 bootstrap, 10000 tukey)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level of the markers")
     p.add_argument("--alternative", choices=("two-sided", "greater", "less"), default="two-sided")
     p.add_argument("--train", default=None, help="training interactions TSV (novelty measures)")
     p.add_argument("--aspects", default=None, help="item-aspect TSV (diversity / intent-aware measures)")
     p.add_argument("--per-user", action="store_true", help="add per-user values (JSON only)")
+    p.add_argument("--groups", metavar="SPEC", default=None,
+                   help="also test inside user groups: profile-size[:q] or popularity[:q] (quantiles; need --train) "
+                        "or a user<TAB>group file")
     p.add_argument("-o", "--output", default=None, help="write the report to this file (atomically)")
     p.set_defaults(func=handler)
 
@@ -132,9 +146,17 @@ def handler(args: argparse.Namespace) -> int:
     from recdiv.eval.measure import PairwiseMeasure
     from recdiv.eval.results import Results
     from recdiv.eval.stats.corrections import canonical_correction
-    from recdiv.eval.stats.significance import canonical_test
+    from recdiv.eval.stats.significance import MULTI_SYSTEM_TESTS, canonical_test
 
+    test = canonical_test(args.test or "t")
+    if args.correction is None:
+        args.correction = "none" if test in MULTI_SYSTEM_TESTS else "holm"
+    elif test in MULTI_SYSTEM_TESTS and canonical_correction(args.correction) != "none":
+        raise ConfigError(f"--test {test} gives family-wise p-values over all runs: drop --correction "
+                          f"{args.correction} (or use --correction none)")
     correction = canonical_correction(args.correction)
+    if not 0 < args.confidence < 1:
+        raise ConfigError("--confidence must be in (0, 1)")
     if args.samples is not None and args.samples < 1:
         raise ConfigError("--samples must be positive")
     if not 0 < args.alpha < 1:
@@ -151,15 +173,36 @@ def handler(args: argparse.Namespace) -> int:
     plain = [m for m in measures if not isinstance(m, PairwiseMeasure)]
     reports: list[tuple[str, object]] = []  # (kind, payload) in measure order
     if plain:
-        test = canonical_test(args.test or "t")
+        from recdiv.eval.stats.significance import BOOTSTRAP_SAMPLES, PERMUTATION_SAMPLES
+        from recdiv.eval.stats.tukey import TUKEY_SAMPLES
+        from recdiv.progress import Progress
+
         res = Results.evaluate(runs, inputs.qrels, plain, inputs.context)
-        cmp = res.compare(baseline=baseline, test=test, correction=correction, alpha=args.alpha,
-                          alternative=args.alternative, seed=args.seed, n_samples=args.samples)
+        samples = args.samples or {"permutation": PERMUTATION_SAMPLES, "bootstrap": BOOTSTRAP_SAMPLES,
+                                   "tukey": TUKEY_SAMPLES}.get(test)
+        bar = Progress(f"compare: {test} test", len(plain) * samples if samples else None,
+                       enabled=None if samples else False)
+        with bar:  # Monte Carlo samples over all measures (the randomised tests report each chunk)
+            cmp = res.compare(baseline=baseline, test=test, correction=correction, alpha=args.alpha,
+                              alternative=args.alternative, seed=args.seed, n_samples=args.samples, ci=args.ci,
+                              confidence=args.confidence)
+    groups = {}
+    if args.groups:
+        from recdiv.eval.groups import labels_for
+
+        if not plain:
+            raise ConfigError("--groups needs at least one per-user measure")
+        groups = res.compare_groups(labels_for(args.groups, inputs.qrels, inputs.context), baseline=baseline,
+                                    test=test, correction=correction, alpha=args.alpha, alternative=args.alternative,
+                                    seed=args.seed, n_samples=args.samples, ci=args.ci, confidence=args.confidence)
     for m in measures:
         if m in pref:
             reports.append(("pref", _preference_report(str(m), runs, names, baseline, inputs, args, correction)))
         else:
             d = cmp.to_dict(str(m))
+            if groups:
+                d["groups"] = {g: {"n": next(iter(c.n[str(m)].values())), **c.to_dict(str(m))}
+                               for g, c in groups.items()}
             if args.per_user:
                 ids = [str(u) for u in res.users]
                 d["per_user"] = {s: dict(zip(ids, map(float, res.per_user(s, str(m))))) for s in res.systems}
@@ -171,13 +214,17 @@ def handler(args: argparse.Namespace) -> int:
         parts = []
         if plain:
             parts.append({"table": cmp.to_table, "markdown": cmp.to_markdown, "latex": cmp.to_latex}[args.format]())
+        for g, c in groups.items():
+            n = next(iter(c.n[c.measures[0]].values()))
+            title = f"user group {g} ({n} users)"
+            if args.format == "latex":
+                parts.append(c.to_latex(caption=f"{title}. {c.note()}"))
+            else:
+                parts.append(("### " if args.format == "markdown" else "== ") + title + "\n\n"
+                             + {"table": c.to_table, "markdown": c.to_markdown}[args.format]())
         parts += [_format_preferences(r, args.format) for kind, r in reports if kind == "pref"]
         text = "\n".join(parts)
-    if args.output:
-        from recdiv.data.textio import atomic_write
+    from recdiv.cli.output import emit
 
-        with atomic_write(args.output) as fh:
-            fh.write(text)
-    else:
-        print(text, end="")
+    emit(text, args.output)
     return 0

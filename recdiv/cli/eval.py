@@ -37,6 +37,9 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
     p.add_argument("--train", metavar="TSV", help="training interactions (user item value [timestamp])")
     p.add_argument("--aspects", metavar="TSV", help="item aspects (item aspect [weight])")
     p.add_argument("--previous", metavar="RUN", help="previous recommendations (TREC run), for ESSD-style measures")
+    p.add_argument("--groups", metavar="SPEC", default=None,
+                   help="also break the means down by user group: profile-size[:q] or popularity[:q] (quantiles; "
+                        "need --train) or a user<TAB>group file")
     p.add_argument("--list", action="store_true", help="list every measure with formula and citation, then exit")
     p.set_defaults(func=main)
 
@@ -59,10 +62,28 @@ def main(args: argparse.Namespace) -> int:
         for need in m.NEEDS:
             if getattr(inputs.context, need, None) is None:
                 raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need} FILE")
-    result = evaluate(inputs.runs, inputs.qrels, measures, inputs.context).to_dict(per_user=args.per_user)
+    evaluation = evaluate(inputs.runs, inputs.qrels, measures, inputs.context)
+    result = evaluation.to_dict(per_user=args.per_user)
+    if args.groups:
+        result["groups"] = group_means(args.groups, inputs, evaluation)
     writer = {"table": format_table, "json": format_json, "csv": format_csv}[args.format]
     sys.stdout.write(writer(result, [str(m) for m in measures]))
     return 0
+
+
+def group_means(spec: str, inputs, evaluation) -> dict:
+    """{group: {"n": users, "runs": {run: {measure: mean over the group's users}}}} of the per-user measures."""
+    from recdiv.eval.groups import labels_for
+    from recdiv.eval.results import Results
+
+    res = Results.from_evaluation(evaluation)
+    if not res.per_user_measures:
+        raise ConfigError("--groups needs at least one per-user measure")
+    out = {}
+    for g, sub in res.by_group(labels_for(spec, inputs.qrels, inputs.context)).items():
+        n = len(sub.per_user(sub.systems[0], sub.per_user_measures[0]))
+        out[g] = {"n": n, "runs": {s: {m: sub.mean(s, m) for m in sub.per_user_measures} for s in sub.systems}}
+    return out
 
 
 # output ------------------------------------------------------------------------------------------------
@@ -79,6 +100,12 @@ def format_table(result: dict, measures: list[str]) -> str:
     for name in names:
         row = result["runs"][name]
         lines.append("  ".join([f"{name:<{w0}}", *(f"{_num(row[m]):>{w}}" for m, w in zip(measures, widths))]))
+    for g, part in result.get("groups", {}).items():
+        lines += ["", f"group {g} ({part['n']} users)"]
+        ms = [m for m in measures if m in next(iter(part["runs"].values()))]
+        for name in names:
+            row = part["runs"][name]
+            lines.append("  ".join([f"{name:<{w0}}", *(f"{_num(row[m]):>{max(9, len(m))}}" for m in ms)]))
     for name, table in result.get("per_user", {}).items():
         lines.append("")
         for m, values in table.items():
@@ -112,6 +139,10 @@ def format_csv(result: dict, measures: list[str]) -> str:
         for m, values in table.items():
             for u, v in values.items():
                 w.writerow([name, m, u, repr(v)])
+    for g, part in result.get("groups", {}).items():  # group means: the user field names the group
+        for name, row in part["runs"].items():
+            for m, v in row.items():
+                w.writerow([name, m, f"group:{g}", repr(v)])
     return buf.getvalue()
 
 

@@ -50,13 +50,24 @@ def _print_outcome(result, quiet: bool) -> None:
         print(f"report: {rep.html}")
 
 
+def _interrupted(command: str, out) -> int:
+    """Ctrl-C: finished artefacts are kept in the cache; say how to continue."""
+    where = f" (finished work is cached in {out}/cache)" if out is not None else ""
+    print(f"recdiv: interrupted{where}; continue with: {command} --resume", file=sys.stderr)
+    return 130
+
+
 def _run(args: argparse.Namespace) -> int:
     from recdiv.experiment.config import load_experiment
     from recdiv.experiment.runner import run_experiment
 
     config = load_experiment(args.experiment)
-    result = run_experiment(config, args.out, resume=args.resume, jobs=args.jobs, backend=args.backend,
-                            progress=not args.quiet and sys.stderr.isatty())
+    try:
+        result = run_experiment(config, args.out, resume=args.resume, jobs=args.jobs, backend=args.backend,
+                                progress=not args.quiet and sys.stderr.isatty())
+    except KeyboardInterrupt:
+        out = f" --out {args.out}" if args.out else ""
+        return _interrupted(f"recdiv run {args.experiment}{out}", config.output_dir(args.out))
     _print_outcome(result, args.quiet)
     return 0
 
@@ -73,6 +84,10 @@ def _report(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from recdiv.experiment.demo import run_demo
 
-    result = run_demo(args.out, resume=args.resume, jobs=args.jobs, progress=not args.quiet and sys.stderr.isatty())
+    try:
+        result = run_demo(args.out, resume=args.resume, jobs=args.jobs,
+                          progress=not args.quiet and sys.stderr.isatty())
+    except KeyboardInterrupt:
+        return _interrupted(f"recdiv demo --out {args.out}", args.out)
     _print_outcome(result, False)
     return 0

@@ -65,10 +65,14 @@ def run_recommend(args: argparse.Namespace) -> int:
             known = ", ".join(dataset.attributes) or "none"
             raise ConfigError(f"recommender {args.algo!r} needs item attribute {attr!r}; dataset has: {known}")
         side["attributes"] = dataset.attributes[attr]
+    from recdiv.progress import Progress
+
     t0 = time.perf_counter()
-    model.fit(split.train, **side)
     users = np.flatnonzero(split.test.user_counts() > 0)
-    rankings = model.recommend(users, args.n)
+    with Progress(f"fit {name}") as bar:  # fitting: elapsed time only; scoring: an ETA per user
+        model.fit(split.train, **side)
+        bar.stage(f"recommend {name}", len(users))
+        rankings = model.recommend(users, args.n)
     write_trec_run(rankings.to_frame(), args.output, tag=args.tag or name)
     print(f"{name}: {len(users)} test users, {int(rankings.lengths.sum())} recommendations "
           f"in {time.perf_counter() - t0:.1f}s -> {args.output}", file=sys.stderr)

@@ -64,6 +64,9 @@ def run_rerank(args) -> int:
     if train is not None:
         inter = Interactions.from_frame(train, users=users, items=items)
     cands = Rankings.from_frame(pd.DataFrame(run), users, items)
-    out = reranker.rerank(cands, args.k, RerankContext(train=inter, aspects=space, seed=args.seed))
+    from recdiv.progress import Progress
+
+    with Progress(f"rerank {reranker.NAME}", len(cands.users)):
+        out = reranker.rerank(cands, args.k, RerankContext(train=inter, aspects=space, seed=args.seed))
     write_trec_run(out.to_frame(), args.output, tag=f"{reranker.NAME}")
     return 0

@@ -24,6 +24,7 @@ from recdiv.data.rankings import PAD, Rankings
 from recdiv.data.vocab import Vocab
 from recdiv.diversifiers.novelty import item_novelty
 from recdiv.errors import ConfigError, DataError
+from recdiv.progress import tick
 
 
 class RerankerConfig(Config):
@@ -172,6 +173,7 @@ class Reranker(ABC):
             block = CandidateBlock(items[sl], scores[sl], items[sl] >= 0, users[sl], context,
                                    ids=np.asarray(candidates.users[sl]))
             pos[sl] = self._rerank_block(block, kk)
+            tick(len(block.items))
 
         starts = range(0, len(items), step) if kk > 0 else range(0)
         if context.threads > 1 and len(starts) > 1:

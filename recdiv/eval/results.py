@@ -1,34 +1,53 @@
-"""`Results`: systems × measures with the per-user values inside, and `Comparison`, its significance report.
+"""`Results`: systems × measures with the per-user values inside; statistics attach to it (STYLE.md, after ranx).
 
-A `Results` table is what statistics attach to (STYLE.md, after ranx's `Report`)::
-
-    res = Results.evaluate({"pop": pop_run, "mmr": mmr_run}, qrels, ["nDCG@10", "P@10"])
+    res = Results.evaluate({"pop": pop_run, "mmr": mmr_run}, qrels, ["nDCG@10", "P@10", "Gini@10"])
     cmp = res.compare(test="t", correction="holm")          # all pairs; or baseline="pop"
-    print(cmp.to_markdown()); cmp.to_latex(); cmp.to_json()
+    print(cmp.to_markdown()); cmp.to_latex(); cmp.to_html(); cmp.to_json()
+    res.tukey("nDCG@10"); res.discriminative_power("nDCG@10"); res.plot_tradeoff("nDCG@10", "ILD@10")
 
 Per-user values are **paired**: every system has a value for the same users (the evaluated population of
 METRICS.md §0.2); unpaired inputs are refused with a ConfigError. Corrections are applied per measure over
-the family of pairs compared for it (m = number of pairs).
+the family of pairs compared for it (m = number of pairs). System-level measures (aggregate diversity, Gini, ...)
+have no per-user values: they are kept as one value per system (or one per fold, averaged) and appear in the
+tables without tests. Each measure's direction (higher or lower is better) comes from its class
+(``HIGHER_IS_BETTER``) and decides the bold "best" value and which way a significant difference is "better".
+The experiment report (`recdiv.experiment.report`) is built on this object: one `Results` per dataset.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from recdiv.errors import ConfigError
-from recdiv.eval.catalog import parse_measures
+from recdiv.errors import ConfigError, RecdivError
+from recdiv.eval.catalog import parse_measure, parse_measures
+from recdiv.eval.comparison import Comparison, PairComparison
 from recdiv.eval.evaluate import Evaluation, evaluate
 from recdiv.eval.meta.discriminative import discriminative_power
 from recdiv.eval.plots import plot_tradeoff
 from recdiv.eval.stats.corrections import adjust, canonical_correction
-from recdiv.eval.stats.significance import Alternative, canonical_test, cohens_dz, system_pair_pvalues
-from recdiv.eval.stats.tukey import tukey_hsd
+from recdiv.eval.stats.significance import (
+    MULTI_SYSTEM_TESTS,
+    Alternative,
+    canonical_test,
+    cohens_dz,
+    confidence_interval,
+    system_pair_pvalues,
+)
+from recdiv.eval.stats.tukey import TUKEY_SAMPLES, tukey_hsd
+
+__all__ = ["Comparison", "PairComparison", "Results", "higher_is_better"]
+
+
+def higher_is_better(measure: str) -> bool:
+    """The declared direction of a measure (its class's ``HIGHER_IS_BETTER``; True for names that do not parse)."""
+    try:
+        return bool(getattr(parse_measure(measure), "HIGHER_IS_BETTER", True))
+    except RecdivError:
+        return True
 
 
 class Results:
@@ -37,38 +56,57 @@ class Results:
     values: {system: {measure: per-user array}}; every array of a measure has the same length (one entry per
     evaluated user, in the same user order). users: optional user ids — one array shared by all systems, or
     {system: array}; when given per system they must be identical (same users in the same order).
+    system_values: {system: {measure: value or array of values (one per fold)}} of system-level measures.
+    directions: {measure: higher is better} overriding the measures' declarations (for names that do not parse).
     """
 
     def __init__(self, values: Mapping[str, Mapping[str, np.ndarray]],
-                 users: np.ndarray | Mapping[str, np.ndarray] | None = None):
-        if not values:
+                 users: np.ndarray | Mapping[str, np.ndarray] | None = None, *,
+                 system_values: Mapping[str, Mapping[str, float | np.ndarray]] | None = None,
+                 directions: Mapping[str, bool] | None = None):
+        if not values and not system_values:
             raise ConfigError("Results needs at least one system")
         self._values = {str(s): {str(m): np.asarray(v, dtype=np.float64) for m, v in ms.items()}
                         for s, ms in values.items()}
-        self.systems: list[str] = list(self._values)
-        self.measures: list[str] = list(dict.fromkeys(m for ms in self._values.values() for m in ms))
+        self._system = {str(s): {str(m): np.atleast_1d(np.asarray(v, dtype=np.float64)) for m, v in ms.items()}
+                        for s, ms in (system_values or {}).items()}
+        self.systems: list[str] = list(dict.fromkeys([*self._values, *self._system]))
+        for s in self.systems:
+            self._values.setdefault(s, {})
+        self.per_user_measures: list[str] = list(dict.fromkeys(m for ms in self._values.values() for m in ms))
+        self.system_measures: list[str] = list(dict.fromkeys(m for ms in self._system.values() for m in ms))
+        both = set(self.per_user_measures) & set(self.system_measures)
+        if both:
+            raise ConfigError(f"measure {sorted(both)[0]!r} has both per-user and system-level values")
+        self.measures: list[str] = self.per_user_measures + self.system_measures
         for s, ms in self._values.items():
-            missing = [m for m in self.measures if m not in ms]
+            missing = [m for m in self.per_user_measures if m not in ms]
             if missing:
                 raise ConfigError(f"system {s!r} has no values for measure {missing[0]!r}")
+        self._directions = dict(directions or {})
         self.users = self._check_users(users)
         self._check_paired()
 
     # construction -----------------------------------------------------------------------------------------------
     @classmethod
     def evaluate(cls, runs, qrels, measures, context=None) -> Results:
-        """Evaluate every run on every measure (`recdiv.eval.evaluate`) and keep the per-user values."""
+        """Evaluate every run on every measure (`recdiv.eval.evaluate`): per-user values, and the one value of
+        each system-level measure."""
         ms = parse_measures([measures] if isinstance(measures, str) else measures)
         for m in ms:
-            if m.KIND != "per-user":
-                raise ConfigError(f"{m} is a {m.KIND} measure without per-user values of one run; statistics need "
-                                  "per-user measures")
+            if m.KIND == "pairwise":
+                raise ConfigError(f"{m} is a pairwise measure without values of one run; statistics need "
+                                  "per-user (or system-level) measures")
         return cls.from_evaluation(evaluate(runs, qrels, ms, context))
 
     @classmethod
     def from_evaluation(cls, evaluation: Evaluation) -> Results:
-        """The per-user values of an `Evaluation` (its per-user measures)."""
-        return cls(evaluation.per_user, users=evaluation.users)
+        """The `Evaluation` (the one results type of `recdiv.eval.evaluate`) as a table statistics attach to:
+        its per-user values, the values of its system-level measures, and every measure's declared direction."""
+        system = [str(m) for m in evaluation.measures if m.KIND != "per-user"]
+        sys_values = {r: {m: evaluation.values[r][m] for m in system} for r in evaluation.runs}
+        return cls(evaluation.per_user, users=evaluation.users, system_values=sys_values if system else None,
+                   directions={str(m): bool(m.HIGHER_IS_BETTER) for m in evaluation.measures})
 
     def _check_users(self, users) -> np.ndarray | None:
         if users is None:
@@ -89,7 +127,7 @@ class Results:
 
     def _check_paired(self) -> None:
         n_users = None if self.users is None else len(self.users)
-        for m in self.measures:
+        for m in self.per_user_measures:
             lengths = {s: len(self._values[s][m]) for s in self.systems}
             ref_sys = self.systems[0]
             ref = n_users if n_users is not None else lengths[ref_sys]
@@ -108,25 +146,55 @@ class Results:
         try:
             return self._values[system][measure]
         except KeyError:
+            if measure in self.system_measures:
+                raise ConfigError(f"{measure} is a system-level measure: it has no per-user values") from None
             raise ConfigError(f"no values for system {system!r} and measure {measure!r}") from None
 
     def matrix(self, measure: str, systems: Sequence[str] | None = None) -> np.ndarray:
         """S × n matrix of per-user values of `measure` (rows in `systems` order)."""
         return np.vstack([self.per_user(s, measure) for s in (systems or self.systems)])
 
+    def has(self, system: str, measure: str) -> bool:
+        return measure in self._values.get(system, {}) or measure in self._system.get(system, {})
+
     def mean(self, system: str, measure: str) -> float:
+        """Mean of the per-user values, or the (fold-averaged) value of a system-level measure."""
+        if measure in self.system_measures:
+            v = self._system.get(system, {}).get(measure)
+            if v is None:
+                raise ConfigError(f"no value for system {system!r} and measure {measure!r}")
+            return float(v.mean())
         v = self.per_user(system, measure)
         return float(v.mean()) if len(v) else 0.0
 
+    def count(self, system: str, measure: str) -> int:
+        """Number of values behind the mean (users, or folds of a system-level measure)."""
+        if measure in self.system_measures:
+            return len(self._system.get(system, {}).get(measure, ()))
+        return len(self.per_user(system, measure))
+
+    def higher_is_better(self, measure: str) -> bool:
+        if measure not in self._directions:
+            self._directions[measure] = higher_is_better(measure)
+        return self._directions[measure]
+
+    def is_count(self, measure: str) -> bool:
+        """A system-level measure whose values are all whole numbers (printed as integers)."""
+        if measure not in self.system_measures:
+            return False
+        vals = [self.mean(s, measure) for s in self.systems if self.has(s, measure)]
+        return bool(vals) and all(math.isfinite(v) and float(v).is_integer() for v in vals)
+
     def means(self) -> pd.DataFrame:
         """systems × measures table of mean values."""
-        return pd.DataFrame({m: [self.mean(s, m) for s in self.systems] for m in self.measures}, index=self.systems)
+        return pd.DataFrame({m: [self.mean(s, m) if self.has(s, m) else np.nan for s in self.systems]
+                             for m in self.measures}, index=self.systems)
 
     def to_frame(self) -> pd.DataFrame:
-        """Long table: system, measure, user (position or id), value."""
+        """Long table: system, measure, user (position or id), value (per-user measures)."""
         rows = []
         for s in self.systems:
-            for m in self.measures:
+            for m in self.per_user_measures:
                 v = self._values[s][m]
                 u = self.users if self.users is not None else np.arange(len(v))
                 rows.append(pd.DataFrame({"system": s, "measure": m, "user": u, "value": v}))
@@ -138,7 +206,7 @@ class Results:
     # statistics -----------------------------------------------------------------------------------------------------
     def compare(
         self,
-        baseline: str | None = None,
+        baseline: str | Mapping[str, str | None] | None = None,
         test: str = "t",
         correction: str | None = "holm",
         measures: Sequence[str] | str | None = None,
@@ -146,44 +214,118 @@ class Results:
         alternative: Alternative = "two-sided",
         seed: int | None = 0,
         n_samples: int | None = None,
+        *,
+        ci: str = "t",
+        confidence: float = 0.95,
+        ci_samples: int | None = None,
     ) -> Comparison:
-        """Paired tests between systems, per measure.
+        """Tests between systems, per measure, with confidence intervals.
 
         baseline=None: every unordered pair (a, b) of systems, a before b in `systems` order; baseline=name:
-        each other system a against the baseline b. p-values are adjusted per measure over its pairs.
-        effect_size = Cohen's d_z of (a − b).
+        each other system a against the baseline b; baseline={system: its baseline or None}: each system against
+        its own baseline (experiments). p-values are adjusted per measure over its pairs (`correction`); the
+        Tukey HSDs (test="tukey": randomised and paired, "tukey-anova") give family-wise p-values over all pairs
+        of systems, so no correction is applied to them. effect_size = Cohen's d_z of (a − b).
+        ci: "t" or "bootstrap" intervals at level `confidence` for every mean and every tested difference
+        (`recdiv.eval.stats.significance.confidence_interval`; bootstrap: B = `ci_samples` or 1000, `seed`).
+        System-level measures get means only.
         """
         test = canonical_test(test)
         correction = canonical_correction(correction)
+        if test in MULTI_SYSTEM_TESTS:
+            if correction != "none":
+                raise ConfigError(f"{test} gives family-wise p-values over all pairs of systems: use no correction "
+                                  f"(correction none), not {correction}")
+            if alternative != "two-sided":
+                raise ConfigError("Tukey HSD is two-sided only")
+        if ci not in ("t", "bootstrap"):
+            raise ConfigError(f"confidence intervals are t or bootstrap, got {ci!r}")
+        if not 0 < confidence < 1:
+            raise ConfigError(f"confidence must be in (0, 1), got {confidence}")
         measures = [measures] if isinstance(measures, str) else list(measures or self.measures)
         for m in measures:
             if m not in self.measures:
                 raise ConfigError(f"unknown measure {m!r}; measures in these results: {', '.join(self.measures)}")
-        if baseline is not None and baseline not in self.systems:
-            raise ConfigError(f"baseline {baseline!r} is not one of the systems: {', '.join(self.systems)}")
-        if baseline is None:
-            pairs = [(a, b) for i, a in enumerate(self.systems) for b in self.systems[i + 1:]]
-        else:
-            pairs = [(a, baseline) for a in self.systems if a != baseline]
+        pairs = self._pairs(baseline)
+        ci_opts = {"level": confidence, "method": ci, "seed": seed}
+        if ci_samples is not None:
+            ci_opts["n_samples"] = ci_samples
         out: list[PairComparison] = []
+        mean_ci: dict[str, dict[str, tuple[float, float]]] = {}
         for m in measures:
-            if not pairs:
-                break
+            if m in self.system_measures:
+                continue
             Y = self.matrix(m)
+            mean_ci[m] = {s: _interval(Y[i], None, ci_opts) for i, s in enumerate(self.systems)}
+            if not pairs:
+                continue
             idx = [(self.systems.index(a), self.systems.index(b)) for a, b in pairs]
-            D = np.column_stack([Y[i] - Y[j] for i, j in idx])
-            p = system_pair_pvalues(Y, idx, test, alternative, seed=seed, n_samples=n_samples)
+            p = np.nan_to_num(system_pair_pvalues(Y, idx, test, alternative, seed=seed,
+                                                  n_samples=n_samples or (TUKEY_SAMPLES if test == "tukey" else None)),
+                              nan=1.0)
             p_adj = adjust(p, correction)
-            for (a, b), pv, pa, col in zip(pairs, p, p_adj, D.T):
+            for (a, b), (i, j), pv, pa in zip(pairs, idx, p, p_adj):
+                d = np.round(Y[i] - Y[j], 12)
+                lo, hi = _interval(Y[i], Y[j], ci_opts)
                 out.append(PairComparison(m, a, b, self.mean(a, m), self.mean(b, m), float(pv), float(pa),
-                                          cohens_dz(np.round(col, 12)), bool(pa < alpha)))
-        means = {m: {s: self.mean(s, m) for s in self.systems} for m in measures}
-        return Comparison(list(self.systems), measures, means, out, test, correction, alpha, alternative, baseline)
+                                          cohens_dz(d), bool(pa < alpha), float(d.mean()) if len(d) else 0.0,
+                                          lo, hi))
+        means = {m: {s: self.mean(s, m) for s in self.systems if self.has(s, m)} for m in measures}
+        one = baseline if isinstance(baseline, str) else None
+        many = dict(baseline) if isinstance(baseline, Mapping) else None
+        return Comparison(list(self.systems), measures, means, out, test, correction, alpha, alternative, one,
+                          baselines=many, mean_ci=mean_ci, ci_method=ci, confidence=confidence,
+                          higher_is_better={m: self.higher_is_better(m) for m in measures},
+                          integer={m: self.is_count(m) for m in measures},
+                          n={m: {s: self.count(s, m) for s in self.systems if self.has(s, m)} for m in measures})
 
-    def tukey(self, measure: str):
-        """Tukey HSD with user blocking over all systems (`recdiv.eval.stats.tukey.tukey_hsd`)."""
+    def _pairs(self, baseline) -> list[tuple[str, str]]:
+        if baseline is None:
+            return [(a, b) for i, a in enumerate(self.systems) for b in self.systems[i + 1:]]
+        if isinstance(baseline, str):
+            if baseline not in self.systems:
+                raise ConfigError(f"baseline {baseline!r} is not one of the systems: {', '.join(self.systems)}")
+            return [(a, baseline) for a in self.systems if a != baseline]
+        for s, b in baseline.items():
+            if s not in self.systems or (b is not None and b not in self.systems):
+                bad = s if s not in self.systems else b
+                raise ConfigError(f"baseline mapping names {bad!r}, which is not one of the systems")
+        return [(s, baseline[s]) for s in self.systems if baseline.get(s) is not None]
 
-        return tukey_hsd(self.matrix(measure), self.systems)
+    # groups -------------------------------------------------------------------------------------------------------
+    def subset(self, mask) -> Results:
+        """The per-user measures over the users where `mask` (one bool per user) is true (system-level measures
+        are dropped: they have no per-user values to split)."""
+        mask = np.asarray(mask, dtype=bool)
+        values = {s: {m: v[mask] for m, v in ms.items()} for s, ms in self._values.items()}
+        users = None if self.users is None else self.users[mask]
+        return Results(values, users=users, directions={m: self.higher_is_better(m) for m in self.per_user_measures})
+
+    def by_group(self, labels) -> dict[str, Results]:
+        """{group: Results of its users} for one label per user (None: in no group); `recdiv.eval.groups`."""
+        from recdiv.eval.groups import group_order
+
+        labels = np.asarray(labels, dtype=object)
+        if self.per_user_measures and len(labels) != len(self.per_user(self.systems[0], self.per_user_measures[0])):
+            raise ConfigError(f"{len(labels)} group labels for "
+                              f"{len(self.per_user(self.systems[0], self.per_user_measures[0]))} users")
+        return {g: self.subset(labels == g) for g in group_order(labels)}
+
+    def compare_groups(self, labels, **options) -> dict[str, Comparison]:
+        """`compare` inside each group (tests and corrections per group and measure); options as `compare`."""
+        out = {}
+        for g, res in self.by_group(labels).items():
+            if res.per_user_measures and len(res.per_user(res.systems[0], res.per_user_measures[0])) >= 2:
+                measures = options.get("measures")
+                opts = {**options, "measures": [m for m in (measures or res.measures) if m in res.measures]}
+                out[g] = res.compare(**opts)
+        return out
+
+    def tukey(self, measure: str, method: str = "randomised", **options):
+        """Tukey HSD over all systems (`recdiv.eval.stats.tukey.tukey_hsd`: randomised and paired by default,
+        method="anova" for the blocked-ANOVA version)."""
+
+        return tukey_hsd(self.matrix(measure), self.systems, method=method, **options)
 
     def discriminative_power(self, measure: str, **options):
         """Discriminative power of `measure` over all system pairs (`recdiv.eval.meta.discriminative`)."""
@@ -198,170 +340,10 @@ class Results:
         return plot_tradeoff(dict(zip(self.systems, zip(xs, ys))), x_measure, y_measure, path=path, ax=ax)
 
 
-@dataclass(frozen=True)
-class PairComparison:
-    """One tested pair on one measure; effect_size = Cohen's d_z of (a − b)."""
-
-    measure: str
-    a: str
-    b: str
-    mean_a: float
-    mean_b: float
-    p_value: float
-    p_adjusted: float
-    effect_size: float
-    significant: bool
-
-    def to_dict(self) -> dict:
-        return {"a": self.a, "b": self.b, "mean_a": _num(self.mean_a), "mean_b": _num(self.mean_b),
-                "p_value": _num(self.p_value), "p_adjusted": _num(self.p_adjusted),
-                "effect_size": _num(self.effect_size), "significant": self.significant}
-
-
-def _num(x: float) -> float | None:
-    """JSON-safe float (NaN/±inf become null)."""
-    return float(x) if math.isfinite(x) else None
-
-
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
-
-
-@dataclass
-class Comparison:
-    """Significance report of `Results.compare`: means, tested pairs, markers, exports."""
-
-    systems: list[str]
-    measures: list[str]
-    means: dict[str, dict[str, float]]
-    pairs: list[PairComparison]
-    test: str
-    correction: str
-    alpha: float
-    alternative: str
-    baseline: str | None = None
-    _index: dict = field(default_factory=dict, repr=False)
-
-    def __post_init__(self):
-        for pc in self.pairs:
-            self._index[(pc.measure, pc.a, pc.b)] = pc
-            self._index[(pc.measure, pc.b, pc.a)] = pc
-
-    def pair(self, a: str, b: str, measure: str | None = None) -> PairComparison:
-        measure = measure or self.measures[0]
-        try:
-            return self._index[(measure, a, b)]
-        except KeyError:
-            raise ConfigError(f"pair ({a!r}, {b!r}) was not compared on {measure!r}") from None
-
-    def letter(self, system: str) -> str:
-        i = self.systems.index(system)
-        return _LETTERS[i] if i < len(_LETTERS) else str(i + 1)
-
-    def markers(self, system: str, measure: str) -> str:
-        """Significance markers of `system` on `measure`.
-
-        All pairs: the letters of the systems it is significantly better than (ranx style). With a baseline:
-        "▲" significantly better than the baseline, "▼" significantly worse.
-        """
-        if self.baseline is not None:
-            if system == self.baseline:
-                return ""
-            pc = self._index.get((measure, system, self.baseline))
-            if pc is None or not pc.significant:
-                return ""
-            return "▲" if pc.mean_a > pc.mean_b else "▼" if pc.mean_a < pc.mean_b else ""
-        out = []
-        for other in self.systems:
-            pc = self._index.get((measure, system, other))
-            if pc is not None and pc.significant and self.means[measure][system] > self.means[measure][other]:
-                out.append(self.letter(other))
-        return "".join(out)
-
-    # exports --------------------------------------------------------------------------------------------------------
-    def to_dict(self, measure: str | None = None) -> dict:
-        """Everything as plain data. With `measure`: the one-measure form of `recdiv compare --format json`:
-        {"measure", "test", "correction", "means": {system: mean}, "pairs": [{a, b, mean_a, mean_b, p_value,
-        p_adjusted, effect_size, significant}]}."""
-        if measure is not None:
-            if measure not in self.measures:
-                raise ConfigError(f"measure {measure!r} was not compared")
-            return {"measure": measure, "test": self.test, "correction": self.correction, "alpha": self.alpha,
-                    "alternative": self.alternative, "baseline": self.baseline,
-                    "means": {s: _num(v) for s, v in self.means[measure].items()},
-                    "pairs": [pc.to_dict() for pc in self.pairs if pc.measure == measure]}
-        return {"test": self.test, "correction": self.correction, "alpha": self.alpha,
-                "alternative": self.alternative, "baseline": self.baseline, "measures": list(self.measures),
-                "means": {m: {s: _num(v) for s, v in ms.items()} for m, ms in self.means.items()},
-                "pairs": [{"measure": pc.measure, **pc.to_dict()} for pc in self.pairs]}
-
-    def to_json(self, measure: str | None = None, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(measure), indent=indent, ensure_ascii=False)
-
-    def _cells(self, digits: int, bold, sup) -> list[list[str]]:
-        rows = []
-        for s in self.systems:
-            row = [self.letter(s) if self.baseline is None else ("(baseline)" if s == self.baseline else ""), s]
-            for m in self.measures:
-                v = self.means[m][s]
-                best = max(self.means[m].values())
-                txt = f"{v:.{digits}f}"
-                txt = bold(txt) if v == best else txt
-                mk = self.markers(s, m)
-                row.append(txt + (sup(mk) if mk else ""))
-            rows.append(row)
-        return rows
-
-    def _note(self) -> str:
-        what = "all pairs" if self.baseline is None else f"against baseline {self.baseline}"
-        mark = ("letters: significantly better than that system" if self.baseline is None
-                else "▲/▼: significantly better/worse than the baseline")
-        return (f"{self.test} test ({self.alternative}), {self.correction} correction over the pairs of each measure, "
-                f"α = {self.alpha}; {what}; {mark}.")
-
-    def to_markdown(self, digits: int = 4) -> str:
-        head = ["#" if self.baseline is None else "", "System", *self.measures]
-        rows = self._cells(digits, lambda t: f"**{t}**", lambda m: f"<sup>{m}</sup>")
-        lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
-        return "\n".join(lines) + "\n\n" + self._note() + "\n"
-
-    def to_latex(self, digits: int = 4, caption: str | None = None, label: str | None = None) -> str:
-        """A `table` environment (booktabs); markers as superscripts (▲/▼ need amssymb)."""
-
-        def esc(t: str) -> str:
-            return (t.replace("\\", r"\textbackslash{}").replace("&", r"\&").replace("%", r"\%")
-                    .replace("_", r"\_").replace("#", r"\#").replace("@", "@"))
-
-        def sup(m: str) -> str:
-            m = m.replace("▲", r"\blacktriangle").replace("▼", r"\blacktriangledown")
-            return f"$^{{{m}}}$"
-
-        rows = self._cells(digits, lambda t: rf"\textbf{{{t}}}", sup)
-        cols = "ll" + "r" * len(self.measures)
-        out = [r"\begin{table}[t]", r"\centering", rf"\begin{{tabular}}{{{cols}}}", r"\toprule",
-               " & ".join(["", "System", *map(esc, self.measures)]) + r" \\", r"\midrule"]
-        out += [" & ".join([esc(r[0]), esc(r[1]), *r[2:]]) + r" \\" for r in rows]
-        out += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{esc(caption or self._note())}}}"]
-        if label:
-            out.append(rf"\label{{{label}}}")
-        out.append(r"\end{table}")
-        return "\n".join(out) + "\n"
-
-    def to_table(self, digits: int = 4) -> str:
-        """Plain-text table (fixed-width columns) followed by the pair rows."""
-        head = ["#", "System", *self.measures]
-        rows = [head, *self._cells(digits, lambda t: t, lambda m: " " + m)]
-        widths = [max(len(r[c]) for r in rows) for c in range(len(head))]
-        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
-        lines.append("")
-        lines.append(f"{'measure':<12} {'a':<14} {'b':<14} {'mean_a':>9} {'mean_b':>9} {'p':>10} {'p_adj':>10} "
-                     f"{'d_z':>8}")
-        for pc in self.pairs:
-            star = " *" if pc.significant else ""
-            lines.append(f"{pc.measure:<12} {pc.a:<14} {pc.b:<14} {pc.mean_a:9.4f} {pc.mean_b:9.4f} "
-                         f"{pc.p_value:10.4g} {pc.p_adjusted:10.4g} {pc.effect_size:8.3f}{star}")
-        lines.append(self._note())
-        return "\n".join(lines) + "\n"
-
-    def __str__(self) -> str:
-        return self.to_table()
+def _interval(x, y, opts) -> tuple[float, float]:
+    """Confidence interval of mean(x) (y None) or of mean(x − y); (mean, mean) with fewer than 2 users."""
+    x = np.asarray(x)
+    if len(x) < 2:
+        v = float(x.mean() - (0 if y is None else np.asarray(y).mean())) if len(x) else math.nan
+        return v, v
+    return confidence_interval(x, y, **opts)

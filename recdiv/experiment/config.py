@@ -46,16 +46,110 @@ class DatasetConfig(_Config):
         return v
 
 
+class SelectConfig(_Config):
+    """Choose one point of a recommender's grid on a validation split carved from each training set.
+
+    The validation split holds out `validation` of every user's training interactions (random, seeded;
+    `recdiv.data.splits.holdout_split`); every grid point is fitted on the rest and evaluated with `measure` on the
+    held-out part (its users with a relevant item, lists of candidates.k items, the experiment's relevance
+    threshold); the best value wins — the highest, or the lowest for a lower-is-better measure — ties to the first
+    point in grid order. The chosen point is then fitted on the whole training set, per split.
+    """
+
+    measure: str = Field("nDCG@10", min_length=1)
+    validation: float = Field(0.2, gt=0, lt=1, description="fraction of each user's training interactions held out")
+
+
 class RecommenderConfig(_Config):
-    """A baseline recommender (`recdiv.algorithms.registry.make_recommender(name, **params)`)."""
+    """A baseline recommender (`recdiv.algorithms.registry.make_recommender(name, **params)`), optionally with a
+    hyperparameter grid: without `select` every grid point is a system of its own (label "KNN(k=20)"); with
+    `select` one point is chosen per split on a validation split (`SelectConfig`)."""
 
     name: str = Field(min_length=1)
     label: str | None = None
     params: dict[str, Any] = Field(default_factory=dict)
+    grid: dict[str, list[Scalar]] = Field(default_factory=dict)
+    select: SelectConfig | None = None
 
     @property
     def key(self) -> str:
         return self.label or self.name
+
+    @field_validator("grid")
+    @classmethod
+    def _nonempty_grid(cls, v: dict[str, list]) -> dict[str, list]:
+        return _check_grid(v)
+
+    @model_validator(mode="after")
+    def _grid_and_select(self) -> RecommenderConfig:
+        both = set(self.params) & set(self.grid)
+        if both:
+            raise ValueError(f"`{sorted(both)[0]}` is both in params and in grid")
+        if self.select is not None and not self.grid:
+            raise ValueError("`select` chooses a point of `grid`: give a grid")
+        return self
+
+    def grid_points(self) -> list[dict[str, Any]]:
+        keys = list(self.grid)
+        return [dict(zip(keys, combo)) for combo in itertools.product(*(self.grid[k] for k in keys))]
+
+
+def _check_grid(v: dict[str, list]) -> dict[str, list]:
+    for k, vals in v.items():
+        if not vals:
+            raise ValueError(f"grid `{k}` is empty")
+        if len(set(map(repr, vals))) != len(vals):
+            raise ValueError(f"grid `{k}` repeats a value")
+    return v
+
+
+def fmt_param(v: Any) -> str:
+    """A parameter value in a system name: true/false, whole floats without ".0"."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def grid_label(key: str, point: dict[str, Any]) -> str:
+    """"KNN(k=20,shrink=0)": the system name of one grid point."""
+    return f"{key}(" + ",".join(f"{k}={fmt_param(v)}" for k, v in point.items()) + ")"
+
+
+def expand_recommender_grids(data: Any) -> Any:
+    """The raw experiment mapping with every recommender grid without `select` replaced by one recommender per
+    point (label "KEY(k=v,...)"); references to it in diversifiers[].recommenders name all its points."""
+    if not isinstance(data, dict) or not isinstance(data.get("recommenders"), list):
+        return data
+    out, points_of = [], {}
+    for r in data["recommenders"]:
+        if not isinstance(r, dict) or not r.get("grid") or r.get("select") is not None:
+            out.append(r)
+            continue
+        checked = RecommenderConfig.model_validate(r)  # errors name the recommender's own keys
+        labels = []
+        for point in checked.grid_points():
+            label = grid_label(checked.key, point)
+            out.append({**{k: v for k, v in r.items() if k != "grid"}, "label": label,
+                        "params": {**checked.params, **point}})
+            labels.append(label)
+        points_of[checked.key] = labels
+    if not points_of:
+        return data
+    data = {**data, "recommenders": out}
+    divs = []
+    for d in data.get("diversifiers") or []:
+        if isinstance(d, dict) and isinstance(d.get("recommenders"), list):
+            d = {**d, "recommenders": [x for r in d["recommenders"] for x in points_of.get(r, [r])]}
+        divs.append(d)
+    if "diversifiers" in data:
+        data["diversifiers"] = divs
+    for i, a in enumerate(data.get("aspects") or []):
+        if isinstance(a, dict) and a.get("recommender") in points_of:
+            raise ValueError(f"aspects[{i}].recommender: {a['recommender']!r} has a grid; name one of its points "
+                             f"({', '.join(points_of[a['recommender']][:3])}, ...) or give it `select`")
+    return data
 
 
 class AspectConfig(_Config):
@@ -119,12 +213,7 @@ class DiversifierConfig(_Config):
     @field_validator("grid")
     @classmethod
     def _nonempty_grid(cls, v: dict[str, list]) -> dict[str, list]:
-        for k, vals in v.items():
-            if not vals:
-                raise ValueError(f"grid `{k}` is empty")
-            if len(set(map(repr, vals))) != len(vals):
-                raise ValueError(f"grid `{k}` repeats a value")
-        return v
+        return _check_grid(v)
 
     @model_validator(mode="after")
     def _disjoint(self) -> DiversifierConfig:
@@ -186,7 +275,54 @@ class ReportConfig(_Config):
     """Report contents: trade-off plots (accuracy measure, diversity measure) and the bar-chart intervals."""
 
     tradeoff: list[tuple[str, str]] = Field(default_factory=list)
+    groups: list[str] = Field(default_factory=list, description="user groups: profile-size[:q], popularity[:q], or "
+                                                                "a user<TAB>group file (recdiv.eval.groups)")
     confidence: float = Field(0.95, gt=0, lt=1)
+
+    @field_validator("groups")
+    @classmethod
+    def _group_specs(cls, v: list[str]) -> list[str]:
+        from recdiv.errors import RecdivError
+        from recdiv.eval.groups import parse_spec
+
+        for g in v:
+            try:
+                parse_spec(g)
+            except RecdivError as e:
+                raise ValueError(str(e)) from None
+        return v
+
+
+class MetaConfig(_Config):
+    """Meta-evaluation of the experiment's measures over its systems (as `recdiv meta`; docs/meta-evaluation.md).
+
+    dp and asl use the per-user scores (pooled over splits, like the tests); sparsity and popularity re-evaluate
+    every system's lists on degraded test sets of each split (τ_b curves averaged over the splits).
+    """
+
+    analyses: list[Literal["dp", "asl", "sparsity", "popularity"]] = Field(default_factory=lambda: ["dp", "asl"],
+                                                                          min_length=1)
+    measures: list[str] | None = Field(None, description="default: the per-user measures of metrics.measures")
+    samples: int = Field(100_000, ge=1, description="randomisation samples of dp")
+    asl_samples: int = Field(1000, ge=1, description="bootstrap samples of asl")
+    alpha: float = Field(0.05, gt=0, lt=1)
+    robustness_samples: int = Field(50, ge=1, description="samples per sparsity level")
+    sparsity_levels: list[float] | None = Field(None, description="fractions kept (default 1.00, 0.95, …, 0.05)")
+    popularity_levels: list[float] | None = Field(None, description="% of top items removed (default 0..20)")
+
+    @field_validator("sparsity_levels")
+    @classmethod
+    def _fractions(cls, v):
+        if v is not None and (not v or any(not 0 < f <= 1 for f in v)):
+            raise ValueError("fractions kept must be in (0, 1]")
+        return v
+
+    @field_validator("popularity_levels")
+    @classmethod
+    def _percents(cls, v):
+        if v is not None and (not v or any(not 0 <= x < 100 for x in v)):
+            raise ValueError("percentages must be in [0, 100)")
+        return v
 
 
 class ExperimentConfig(_Config):
@@ -204,6 +340,12 @@ class ExperimentConfig(_Config):
     metrics: MetricsConfig
     statistics: StatisticsConfig = StatisticsConfig()
     report: ReportConfig = ReportConfig()
+    meta: MetaConfig | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _expand_grids(cls, data: Any) -> Any:
+        return expand_recommender_grids(data)
 
     @model_validator(mode="after")
     def _references(self) -> ExperimentConfig:
@@ -225,6 +367,9 @@ class ExperimentConfig(_Config):
                     raise _ref_error(f"diversifiers[{i}].recommenders[{j}]", r, "recommender", recs)
         if self.metrics.aspects is not None and self.metrics.aspects not in spaces:
             raise _ref_error("metrics.aspects", self.metrics.aspects, "aspect space", spaces)
+        for i, m in enumerate((self.meta.measures or []) if self.meta else []):
+            if m not in self.metrics.measures:
+                raise _ref_error(f"meta.measures[{i}]", m, "measure of metrics.measures", set(self.metrics.measures))
         for i, pair in enumerate(self.report.tradeoff):
             for j, m in enumerate(pair):
                 if m not in self.metrics.measures:

@@ -32,7 +32,8 @@ import pandas as pd
 
 from recdiv.errors import ConfigError, RecdivError
 from recdiv.experiment.cache import Store, hash_config, write_frame, write_json
-from recdiv.experiment.config import ExperimentConfig, RecommenderConfig
+from recdiv.experiment.config import ExperimentConfig, RecommenderConfig, fmt_param
+from recdiv.experiment.selection import selected_params
 from recdiv.experiment.stages import (
     FACTOR_MODELS,
     SYSTEM_LEVEL_USER,
@@ -55,12 +56,7 @@ from recdiv.experiment.stages import (
 STAGES = ("fit", "candidates", "aspects", "rerank", "scores")
 
 
-def _fmt(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)
+_fmt = fmt_param
 
 
 # planning -----------------------------------------------------------------------------------------------------
@@ -108,7 +104,10 @@ def check_components(config: ExperimentConfig) -> None:
     component("recdiv.data.splits", "splitting datasets")
     algos = component("recdiv.algorithms.registry", "the recommenders")
     for i, r in enumerate(config.recommenders):
-        _validated(lambda r=r: algos.make_recommender(r.name, **r.params), f"recommenders[{i}]")
+        for point in r.grid_points():  # one empty point without a grid
+            _validated(lambda r=r, p=point: algos.make_recommender(r.name, **{**r.params, **p}), f"recommenders[{i}]")
+        if r.select is not None:
+            _validated(lambda r=r: ev_parse(r.select.measure), f"recommenders[{i}].select.measure")
     recs = {r.key: r for r in config.recommenders}
     for i, a in enumerate(config.aspects):
         if a.kind == "explicit":
@@ -137,6 +136,10 @@ def check_components(config: ExperimentConfig) -> None:
     _validated(lambda: corr.canonical_correction(config.statistics.correction), "statistics.correction")
 
 
+def ev_parse(measure: str):
+    return component("recdiv.eval", "the metrics").parse_measure(measure)
+
+
 def _validated(make, where: str):
     try:
         return make()
@@ -146,12 +149,16 @@ def _validated(make, where: str):
         msg = e.errors()[0]["msg"] if hasattr(e, "errors") else str(e)
         raise ConfigError(f"{where}: {msg}") from None
 
-def plan_models(config: ExperimentConfig, sfp: str) -> list[ModelPlan]:
-    """The models to fit on a split (recommenders, and models of latent aspect spaces, each fitted once)."""
+def plan_models(config: ExperimentConfig, sfp: str, selected: dict[str, dict[str, Any]] | None = None
+                ) -> list[ModelPlan]:
+    """The models to fit on a split (recommenders, and models of latent aspect spaces, each fitted once);
+    `selected`: the grid point chosen on this split for each recommender with `select`."""
     by_fit: dict[str, dict[str, Any]] = {}
+    selected = selected or {}
 
     def add(r: RecommenderConfig) -> str:
-        params = dict(r.params) if r.name == "lda" else recommender_params(r.name, r.params, config.seed)
+        given = {**r.params, **selected.get(r.key, {})}
+        params = dict(given) if r.name == "lda" else recommender_params(r.name, given, config.seed)
         key = hash_config("fit", sfp, r.name, params, config.seed)
         by_fit.setdefault(key, {"name": r.name, "params": params, "recommender": None, "latent": []})
         return key
@@ -184,11 +191,11 @@ class Task:
 
 
 def plan_split(config: ExperimentConfig, systems: list[System], env_base: dict[str, Any], di: int, spec: str,
-               dfp: str, sfp: str, first: int) -> list[Task]:
+               dfp: str, sfp: str, first: int, selected: dict[str, dict[str, Any]] | None = None) -> list[Task]:
     """Tasks of one split; task ids start at `first` (dependencies refer to those ids)."""
     env = Env(dataset=di, split=spec, **env_base)
     dname = config.datasets[di].key
-    models = plan_models(config, sfp)
+    models = plan_models(config, sfp, selected)
     tasks = [Task("model", env, m, (), f"{dname}/{spec}: fit {m.recommender or m.name}") for m in models]
     model_of_rec = {m.recommender: first + i for i, m in enumerate(models) if m.recommender}
     cand_key = {m.recommender: m.candidates_key for m in models if m.recommender}
@@ -221,10 +228,23 @@ def plan_split(config: ExperimentConfig, systems: list[System], env_base: dict[s
 
 
 def run_task(task: Task) -> Counter:
-    """Entry point of every task (in this process, a worker process or a Ray worker)."""
+    """Entry point of every task (in this process, a worker process or a Ray worker); the Counter's "_seconds"
+    is the task's own duration (for the ETA)."""
+    t0 = time.perf_counter()
+    stats = run_model_task(task.env, task.plan) if task.kind == "model" else run_system_task(task.env, task.plan)
+    stats["_seconds"] = time.perf_counter() - t0
+    return stats
+
+
+#: relative cost of the kinds of task before any has finished (`recdiv.progress.TaskEstimate` learns the rest)
+TASK_PRIORS = {"fit": 8.0, "rerank": 2.0, "score": 1.0}
+
+
+def task_kind(task: Task) -> str:
     if task.kind == "model":
-        return run_model_task(task.env, task.plan)
-    return run_system_task(task.env, task.plan)
+        return f"fit:{task.plan.name}"
+    s = task.plan.system
+    return "score" if s.diversifier is None else f"rerank:{s.reranker}"
 
 
 # execution ---------------------------------------------------------------------------------------------------------
@@ -338,15 +358,21 @@ def make_executor(jobs: int, backend: str):
 class Scheduler:
     """Submits tasks whose dependencies are done; collects their stage counters; reports progress."""
 
-    def __init__(self, executor, progress=None):
+    def __init__(self, executor, progress=None, workers: int = 1):
         self.executor = executor
         self.progress = progress
+        self.workers = workers
         self.stats: Counter = Counter()
         self._bar = None
 
     def run(self, tasks: list[Task], title: str) -> None:
+        from recdiv.progress import TaskEstimate, fmt_seconds
+
+        kinds = [task_kind(t) for t in tasks]
+        priors = {k: TASK_PRIORS[k.partition(":")[0]] for k in kinds}
+        estimate = TaskEstimate(Counter(kinds), priors, self.workers)
         if self.progress is not None:
-            self._bar = self.progress.add_task(title, total=len(tasks))
+            self._bar = self.progress.add_task(title, total=len(tasks), eta="?")
         done: set[int] = set()
         pending: dict[cf.Future, int] = {}
         submitted: set[int] = set()
@@ -364,10 +390,13 @@ class Scheduler:
                 finished, _ = cf.wait(list(pending), return_when=cf.FIRST_COMPLETED)
                 for fut in finished:
                     i = pending.pop(fut)
-                    self.stats.update(fut.result())
+                    stats = fut.result()
+                    estimate.finished(kinds[i], stats.pop("_seconds", 0.0))
+                    self.stats.update(stats)
                     done.add(i)
                     if self._bar is not None:
-                        self.progress.update(self._bar, advance=1, description=f"{title} {tasks[i].label}"[:90])
+                        self.progress.update(self._bar, advance=1, description=f"{title} {tasks[i].label}"[:90],
+                                             eta=fmt_seconds(estimate.remaining()))
         except BaseException:
             for fut in pending:
                 fut.cancel()
@@ -416,8 +445,9 @@ def run_experiment(
     remember(config)
     executor = make_executor(jobs, backend)
     prog = _progress() if progress else None
-    sched = Scheduler(executor, prog)
+    sched = Scheduler(executor, prog, jobs)
     index: list[tuple[str, str, SystemPlan]] = []
+    selections: dict[str, dict] = {}
     try:
         with prog or contextlib.nullcontext():
             for di, dcfg in enumerate(config.datasets):
@@ -434,7 +464,9 @@ def run_experiment(
                 tasks: list[Task] = []
                 for spec in dcfg.splits:
                     _, sfp = load_split(config, di, spec)
-                    new = plan_split(config, systems, env_base, di, spec, dfp, sfp, len(tasks))
+                    chosen = selected_params(config, di, spec, store, selections.setdefault(dcfg.key, {})
+                                             .setdefault(spec, {}))  # recommender grids with `select`
+                    new = plan_split(config, systems, env_base, di, spec, dfp, sfp, len(tasks), chosen)
                     tasks += new
                     index += [(dcfg.key, spec, t.plan) for t in new if t.kind == "system"]
                 sched.run(tasks, f"{dcfg.key}")
@@ -445,10 +477,19 @@ def run_experiment(
         stage, _, tag = k.partition(":")
         (result.cached if tag == "cached" else result.computed)[stage] += v
     collect_scores(store, index, out)
+    if any(r.select is not None for r in config.recommenders):
+        write_json(out / "selection.json", selections)
+    from recdiv.experiment.groups import write_groups
+
+    write_groups(config, index, out)  # [report] groups: the group of every evaluated (split, user)
+    if config.meta is not None:
+        from recdiv.experiment.meta import robustness
+
+        robustness(config, env_base, index, out)  # [meta] sparsity / popularity: re-evaluation on degraded qrels
     if report:
         from recdiv.experiment.report import build_report
 
-        result.report = build_report(out)
+        result.report = build_report(out, progress=None if progress else False)
     result.seconds = time.perf_counter() - t0
     return result
 
@@ -477,14 +518,9 @@ def collect_scores(store: Store, index: list[tuple[str, str, SystemPlan]], out: 
 
 
 def _progress():
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    # the ETA is `recdiv.progress.TaskEstimate`'s: per-kind task durations (a fit costs more than a rerank), not
+    # rich's tasks-per-second rate, which early fast tasks make far too optimistic
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    TextColumn("ETA"), TimeRemainingColumn(), transient=False)
+                    TextColumn("ETA {task.fields[eta]}"), transient=False)

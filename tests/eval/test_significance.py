@@ -12,7 +12,7 @@ from scipy import stats
 
 from recdiv.errors import ConfigError
 from recdiv.eval.stats.significance import (
-    TESTS,
+    PAIRED_TESTS,
     bootstrap_pvalues,
     bootstrap_test,
     cohens_dz,
@@ -197,7 +197,7 @@ def test_effect_size_and_confidence_intervals():
 
 def test_degenerate_inputs():
     z = np.zeros(5)
-    for t in TESTS:
+    for t in PAIRED_TESTS:
         assert paired_test(z, z, t).p_value == 1.0
     c = np.full(5, 0.1)
     assert paired_t(c, z).p_value == 0.0 and paired_t(c, z).statistic == np.inf
@@ -215,7 +215,7 @@ _vals = st.lists(st.floats(-1, 1, allow_nan=False, width=32), min_size=3, max_si
 
 
 @settings(max_examples=40, deadline=None)
-@given(_vals, st.floats(-2, 2, allow_nan=False), st.sampled_from(TESTS))
+@given(_vals, st.floats(-2, 2, allow_nan=False), st.sampled_from(PAIRED_TESTS))
 def test_paired_tests_depend_only_on_d(d, shift, test):
     d = np.round(np.asarray(d), 6)
     x = np.round(d + shift, 6)

@@ -146,15 +146,16 @@ def test_report_is_rebuilt_from_scores(first, tmp_path, capsys):
     assert f"report: {copy / 'report.html'}" in capsys.readouterr().out
     assert (copy / "summary.csv").read_text("utf-8") == before
     page = (copy / "report.html").read_text("utf-8")
-    images = re.findall(r'<img alt="([^"]*)" src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
-    pngs = sorted((copy / "plots").glob("*.png"))
-    # trade-off plots (P@5 against ILD@5, alpha-nDCG@5, EPC@5) and the bar charts of the means
-    assert len(images) == len(pngs) == 3 + 1
-    import base64
-
-    assert all(base64.b64decode(data)[:8] == b"\x89PNG\r\n\x1a\n" for _, data in images)
-    assert "ILD@5 vs P@5" in [alt for alt, _ in images]
-    assert "<table>" in page and "SVD+IASelect[genres]" in page
+    charts = re.findall(r"<div class='chart' id='(chart\d+)' role='img' aria-label='([^']*)'", page)
+    svgs = sorted((copy / "plots").glob("*.svg"))
+    # trade-off charts (P@5 against ILD@5, alpha-nDCG@5, EPC@5) and one means chart per measure (6)
+    assert len(charts) == len(svgs) == 3 + 6
+    assert "synthetic:tiny: ILD@5 vs P@5" in [label for _, label in charts]
+    assert all(p.read_bytes().lstrip().startswith(b"<?xml") for p in svgs)
+    assert "<table class='means'>" in page and "SVD+IASelect[genres]" in page
+    # self-contained: plotly.js inline, nothing loaded from elsewhere
+    assert page.count("<script") == 1 + len(charts) and "<script src" not in page and "<link" not in page
+    assert "Plotly.newPlot" in page
 
 
 def test_report_of_a_folder_without_results(tmp_path, capsys):

@@ -43,6 +43,7 @@ from recdiv.eval.catalog import parse_measures
 from recdiv.eval.context import EvalContext
 from recdiv.eval.meta.ideal import ideal_ordering
 from recdiv.eval.plots import plot_robustness
+from recdiv.progress import tick
 
 #: 1.00, 0.95, …, 0.05 (20 levels)
 SPARSITY_LEVELS = np.round(np.arange(20, 0, -1) * 0.05, 2)
@@ -154,6 +155,7 @@ def _sampled_curve(kind: str, runs, qrels: Qrels, measures, context, fractions: 
     for li, (_, b, q) in enumerate(samples):
         for m, t in _taus(ref, system_means(runs, q, measures, context)).items():
             taus[m][li // n_samples, b] = t
+        tick()
     return RobustnessCurve(kind, fractions, taus, ref, list(runs))
 
 
@@ -200,6 +202,7 @@ def popularity_robustness(runs: Mapping[str, Rankings], qrels: Qrels, measures, 
     for li, (_, q) in enumerate(popularity_samples(qrels, popularity, percents)):
         for m, t in _taus(ref, system_means(runs, q, measures, context)).items():
             taus[m][li, 0] = t
+        tick()
     return RobustnessCurve("popularity", percents, taus, ref, list(runs))
 
 

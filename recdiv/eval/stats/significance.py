@@ -28,15 +28,22 @@ import numpy as np
 from scipy import stats
 
 from recdiv.errors import ConfigError
+from recdiv.progress import tick
 from recdiv.registry import Registry
 
 Alternative = Literal["two-sided", "greater", "less"]
-#: the paired tests by name (spelling rule of `recdiv.registry`: ``T-test`` = ``ttest``; aliases)
+#: the tests by name (spelling rule of `recdiv.registry`: ``T-test`` = ``ttest``; aliases)
 TEST_NAMES: Registry[str] = Registry("test")
 for _name, _aliases in [("t", ("ttest", "student")), ("wilcoxon", ("signed-rank",)), ("sign", ("binomial",)),
-                        ("permutation", ("randomisation", "randomization", "fisher")), ("bootstrap", ())]:
+                        ("permutation", ("randomisation", "randomization", "fisher")), ("bootstrap", ()),
+                        ("tukey", ("tukey-hsd", "randomised-tukey", "randomized-tukey")),
+                        ("tukey-anova", ("anova-tukey",))]:
     TEST_NAMES.add(_name, _name, aliases=_aliases)
 TESTS = tuple(TEST_NAMES.names())
+#: tests of all systems at once (family-wise adjusted p-values of every pair; `recdiv.eval.stats.tukey`)
+MULTI_SYSTEM_TESTS = ("tukey", "tukey-anova")
+#: paired tests of two systems
+PAIRED_TESTS = tuple(t for t in TESTS if t not in MULTI_SYSTEM_TESTS)
 
 #: default Monte Carlo sizes (METRICS.md §G.4)
 PERMUTATION_SAMPLES = 100_000
@@ -70,7 +77,8 @@ class TestResult:
 
 
 def canonical_test(name: str) -> str:
-    """Canonical test name (`t`, `wilcoxon`, `sign`, `permutation`, `bootstrap`) of a name or alias."""
+    """Canonical test name (`t`, `wilcoxon`, `sign`, `permutation`, `bootstrap`, `tukey`, `tukey-anova`) of a name
+    or alias."""
     return TEST_NAMES.canonical(name)
 
 
@@ -283,6 +291,7 @@ def permutation_pvalues(
     count = np.zeros(D.shape[1], dtype=np.int64)
     for bits in _sign_chunks(rng, n_samples, n, chunk):
         count += _count_extreme(2.0 * (bits @ D) - total, total, n, alternative)
+        tick(len(bits))
     p = (count + 1) / (n_samples + 1) if plus_one else count / n_samples
     return p, "monte-carlo"
 
@@ -328,6 +337,7 @@ def system_pair_permutation_pvalues(
     for bits in _sign_chunks(rng, n_samples, n, chunk):
         by = bits @ Yt
         count += _count_extreme(2.0 * (by[:, I] - by[:, J]) - total, total, n, alternative)
+        tick(len(bits))
     p = (count + 1) / (n_samples + 1) if plus_one else count / n_samples
     return p, "monte-carlo"
 
@@ -399,6 +409,7 @@ def bootstrap_pvalues(
         t_star = _studentised(_resample_counts(rng, rows, n), W)
         count += (np.abs(t_star) >= np.abs(t_obs)).sum(axis=0)
         done += rows
+        tick(rows)
     return count / n_samples
 
 
@@ -414,6 +425,8 @@ def paired_test(x, y=None, test: str = "t", alternative: Alternative = "two-side
                 n_samples: int | None = None, **options) -> TestResult:
     """Run the named paired test (`t`, `wilcoxon`, `sign`, `permutation`, `bootstrap`) on x against y."""
     t = canonical_test(test)
+    if t in MULTI_SYSTEM_TESTS:
+        raise ConfigError(f"{t} compares all systems at once; use system_pair_pvalues or Results.compare")
     if t == "t":
         return paired_t(x, y, alternative)
     if t == "wilcoxon":
@@ -434,6 +447,9 @@ def pairwise_pvalues(
     """p-values of the named test for every column of `diffs` (n users × P); batched for the randomisation
     and bootstrap tests (common random numbers: column j gets the p-value a single call with `seed` gives)."""
     t = canonical_test(test)
+    if t in MULTI_SYSTEM_TESTS:
+        raise ConfigError(f"{t} compares all systems at once: it needs the per-user values of every system "
+                          "(system_pair_pvalues or Results.compare), not differences of pairs")
     D = np.asarray(diffs, dtype=np.float64)
     if D.ndim == 1:
         D = D[:, None]
@@ -478,9 +494,20 @@ def system_pair_pvalues(
 ) -> np.ndarray:
     """p-values of the named test for pairs (i, j) of rows of `values` (S systems × n users): x = values[i],
     y = values[j]. The randomisation test shares one sign-matrix product across all pairs
-    (`system_pair_permutation_pvalues`); the other tests run `pairwise_pvalues` on the differences."""
+    (`system_pair_permutation_pvalues`); the Tukey HSDs (`tukey`: randomised, paired; `tukey-anova`) test all
+    systems at once and return the family-wise p-values of the requested pairs (two-sided only); the other tests
+    run `pairwise_pvalues` on the differences."""
     t = canonical_test(test)
     Y = np.asarray(values, dtype=np.float64)
+    if t in MULTI_SYSTEM_TESTS:
+        from recdiv.eval.stats.tukey import TUKEY_SAMPLES, tukey_hsd
+
+        if alternative != "two-sided":
+            raise ConfigError("Tukey HSD is two-sided only")
+        r = tukey_hsd(Y, method="randomised" if t == "tukey" else "anova", n_samples=n_samples or TUKEY_SAMPLES,
+                      seed=seed)
+        pm = r.p_matrix()
+        return np.array([pm[i, j] for i, j in pairs], dtype=np.float64)
     if t == "permutation":
         return system_pair_permutation_pvalues(Y, pairs, alternative, n_samples=n_samples or PERMUTATION_SAMPLES,
                                                seed=seed, **options)[0]

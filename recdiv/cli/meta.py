@@ -1,0 +1,128 @@
+"""`recdiv meta`: meta-evaluation of measures over a set of runs — how discriminative and how robust they are.
+
+    recdiv meta QRELS RUN... -m MEASURE [-m ...] [--analysis dp|asl|sparsity|popularity|perturbation ...]
+        [--train TSV] [--aspects TSV] [--rel-threshold 4] [--samples B] [--asl-samples B]
+        [--robustness-samples N] [--sparsity-levels 1,0.5,0.1] [--popularity-levels 0,5,10,20]
+        [--perturbation-k 10] [--seed S] [--format text|json] [--plots DIR] [--html FILE] [-o FILE]
+
+Analyses (default dp, asl, sparsity, popularity; `recdiv.eval.meta.study`, METRICS.md §F.5–F.7): Valcarce's
+discriminative power (randomisation p-value curves, DP = Σ p), Sakai's ASL curves (paired bootstrap), Kendall τ_b
+robustness to sparsity (random removal of test ratings) and to popularity bias (removal of the most popular items'
+test ratings; popularity counts train ∪ test with --train), and Parapar & Radlinski's perturbation experiments
+(simulated systems from the ideal orderings over --aspects; the runs are not used). JSON: the `MetaStudy.to_dict()`
+of the module. --plots DIR writes one SVG per curve; --html FILE one self-contained interactive page.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from recdiv.errors import ConfigError
+
+
+def _floats(text: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
+
+
+def configure_meta(p: argparse.ArgumentParser) -> None:
+    p.description = ("Meta-evaluation of measures over runs: discriminative power (Valcarce DP, Sakai ASL), "
+                     "Kendall τ robustness to sparsity and popularity bias, and Parapar & Radlinski's "
+                     "perturbation experiments (METRICS.md §F.5-F.7).")
+    p.add_argument("qrels", help="TREC qrels file (user 0 item grade)")
+    p.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files (the systems)")
+    p.add_argument("-m", "--measure", action="append", required=True, dest="measures",
+                   help="measure, e.g. nDCG@100 (repeatable)")
+    p.add_argument("--analysis", action="append", dest="analyses", metavar="NAME",
+                   choices=("dp", "asl", "sparsity", "popularity", "perturbation"),
+                   help="dp, asl, sparsity, popularity, perturbation (repeatable; default the first four)")
+    p.add_argument("--train", default=None, help="training interactions TSV (popularity; novelty measures)")
+    p.add_argument("--aspects", default=None, help="item-aspect TSV (perturbation; diversity measures)")
+    p.add_argument("--rel-threshold", type=float, default=4.0, help="relevance threshold τ (default 4)")
+    p.add_argument("--samples", type=int, default=100_000, help="randomisation samples of dp (default 100000)")
+    p.add_argument("--asl-samples", type=int, default=1000, help="bootstrap samples of asl (default 1000)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level of the ASL share (0.05)")
+    p.add_argument("--robustness-samples", type=int, default=50, help="samples per sparsity level (default 50)")
+    p.add_argument("--sparsity-levels", type=_floats, default=None, metavar="F,F,...",
+                   help="fractions of test ratings kept (default 1.00,0.95,...,0.05)")
+    p.add_argument("--popularity-levels", type=_floats, default=None, metavar="X,X,...",
+                   help="percentages of the most popular items removed (default 0,1,...,20)")
+    p.add_argument("--perturbation-k", type=int, default=10, help="list length of the perturbed systems (10)")
+    p.add_argument("--seed", type=int, default=0, help="seed of every random sample (default 0)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--plots", type=Path, default=None, metavar="DIR", help="write one SVG per curve into DIR")
+    p.add_argument("--html", type=Path, default=None, metavar="FILE", help="write an interactive HTML page")
+    p.add_argument("-o", "--output", default=None, help="write the text/JSON to this file (atomically)")
+    p.set_defaults(func=handler)
+
+
+def handler(args: argparse.Namespace) -> int:
+    import json
+
+    from recdiv.eval.catalog import parse_measures
+    from recdiv.eval.io import load_inputs
+    from recdiv.eval.meta.study import DEFAULT_ANALYSES, MetaOptions, meta_study
+
+    measures = [str(m) for m in parse_measures(args.measures)]  # unknown names fail before any file is read
+    for name, v in (("--samples", args.samples), ("--asl-samples", args.asl_samples),
+                    ("--robustness-samples", args.robustness_samples), ("--perturbation-k", args.perturbation_k)):
+        if v < 1:
+            raise ConfigError(f"{name} must be at least 1, got {v}")
+    if args.seed < 0:
+        raise ConfigError(f"--seed must be non-negative, got {args.seed}")
+    if not 0 < args.alpha < 1:
+        raise ConfigError("--alpha must be in (0, 1)")
+    options = MetaOptions(dp_samples=args.samples, asl_samples=args.asl_samples, alpha=args.alpha,
+                          robustness_samples=args.robustness_samples, perturbation_k=args.perturbation_k,
+                          seed=args.seed)
+    if args.sparsity_levels is not None:
+        if not args.sparsity_levels or any(not 0 < f <= 1 for f in args.sparsity_levels):
+            raise ConfigError("--sparsity-levels must be fractions in (0, 1]")
+        options.sparsity_levels = args.sparsity_levels
+    if args.popularity_levels is not None:
+        if not args.popularity_levels or any(not 0 <= x < 100 for x in args.popularity_levels):
+            raise ConfigError("--popularity-levels must be percentages in [0, 100)")
+        options.popularity_levels = args.popularity_levels
+    analyses = args.analyses or list(DEFAULT_ANALYSES)
+    if "perturbation" in analyses and args.aspects is None:
+        raise ConfigError("--analysis perturbation needs --aspects FILE (the aspects of the ideal orderings)")
+    inputs = load_inputs(args.qrels, args.runs, train=args.train, aspects=args.aspects,
+                         threshold=args.rel_threshold)
+    for m in parse_measures(measures):
+        for need in m.NEEDS:
+            if getattr(inputs.context, need, None) is None:
+                raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need} FILE")
+    from recdiv.progress import Progress
+
+    with Progress("meta") as bar:  # one stage per analysis and measure, each with its own ETA
+        study = meta_study(inputs.runs, inputs.qrels, measures, inputs.context, analyses, options,
+                           progress=lambda what, total=None: bar.stage(f"meta: {what}", total))
+    text = (json.dumps(study.to_dict(), indent=2, ensure_ascii=False) + "\n" if args.format == "json"
+            else study.to_text())
+    if args.plots is not None:
+        from recdiv.eval.charts import save, to_matplotlib
+
+        for stem, chart in study.charts():
+            save(to_matplotlib(chart), args.plots / f"{stem}.svg")
+    if args.html is not None:
+        _write_html(study, args)
+    from recdiv.cli.output import emit
+
+    emit(text, args.output)
+    return 0
+
+
+def _write_html(study, args) -> None:
+    from recdiv.data.textio import atomic_write
+    from recdiv.eval.html import Page
+
+    page = Page("recdiv meta-evaluation").heading("Meta-evaluation", 1)
+    page.note(f"qrels {args.qrels}; {len(study.systems)} systems: {', '.join(study.systems)}; measures: "
+              f"{', '.join(study.measures)}; seed {study.options.seed}.")
+    page.add(f"<pre>{__import__('html').escape(study.to_text())}</pre>")
+    page.charts([c for _, c in study.charts()])
+    with atomic_write(args.html) as fh:
+        fh.write(page.render())
