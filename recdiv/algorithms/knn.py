@@ -118,6 +118,7 @@ class UserKNN(_KNN):
     """
 
     name = "user-knn"
+    purpose = "top-N candidates (feedback=implicit, the default); a rating predictor with feedback=explicit"
     Config = UserKNNConfig
 
     def _fit(self, train: Interactions, **side: Any) -> None:
@@ -164,6 +165,7 @@ class ItemKNN(_KNN):
     """
 
     name = "item-knn"
+    purpose = "top-N candidates (feedback=implicit, the default); a rating predictor with feedback=explicit"
     Config = ItemKNNConfig
 
     def _fit(self, train: Interactions, **side: Any) -> None:

@@ -1,7 +1,7 @@
 """`recdiv eval`: evaluate TREC run files against a qrels file (trec_eval semantics for accuracy measures).
 
     recdiv eval QRELS RUN [RUN ...] -m MEASURE [MEASURE ...] [--rel-threshold 4] [--population relevant|judged]
-                [--per-user] [--format table|json|csv] [--train TRAIN.tsv] [--aspects ASPECTS.tsv]
+                [--per-user | -q] [--format table|json|csv] [--train TRAIN.tsv] [--aspects ASPECTS.tsv]
                 [--previous PREV.run]
     recdiv eval --list
 """
@@ -24,15 +24,19 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
     p.description = ("Evaluate TREC run files (user Q0 item rank score tag) against TREC qrels (user 0 item grade). "
                      "Rankings follow the scores (ties: item id in descending string order, like trec_eval); users "
                      "of the evaluated population missing from a run score 0.")
-    p.add_argument("qrels", nargs="?", help="TREC qrels file: user 0 item grade")
-    p.add_argument("runs", nargs="*", metavar="run", help="TREC run files: user Q0 item rank score tag")
-    p.add_argument("-m", "--measure", dest="measures", action="extend", nargs="+", metavar="MEASURE",
-                   help=f"measure, e.g. nDCG@10 or 'nDCG(gain=exp)@10' (default: {' '.join(DEFAULT_MEASURES)})")
+    from recdiv.cli.evaluation import InOrder, add_measure_option
+
+    p.add_argument("qrels", nargs="?", action=InOrder, help="TREC qrels file: user 0 item grade")
+    p.add_argument("runs", nargs="*", action=InOrder, metavar="run", help="TREC run files: user Q0 item rank score tag")
+    add_measure_option(p, f" (default: {' '.join(DEFAULT_MEASURES)})")
     p.add_argument("--rel-threshold", type=float, default=4.0, metavar="TAU",
                    help="relevant <=> grade >= TAU (default 4)")
     p.add_argument("--population", choices=["relevant", "judged"], default="relevant",
                    help="users averaged over: with >= 1 relevant test item (default) or >= 1 judged item (trec_eval)")
     p.add_argument("--per-user", action="store_true", help="also print per-user values")
+    p.add_argument("-q", dest="by_user", action="store_true",
+                   help="trec_eval -q style text: per run `runid all NAME`, then `measure user value` lines for "
+                        "every evaluated user and `measure all value` last")
     p.add_argument("--format", choices=["table", "json", "csv"], default="table")
     p.add_argument("--train", metavar="TSV", help="training interactions (user item value [timestamp])")
     p.add_argument("--aspects", metavar="TSV", help="item aspects (item aspect [weight])")
@@ -46,6 +50,7 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     # deferred: the metrics bring numpy, scipy and numba, which `recdiv eval --help` does not need
+    from recdiv.cli.evaluation import sort_measure_args, state
     from recdiv.eval.catalog import parse_measures
     from recdiv.eval.evaluate import evaluate
     from recdiv.eval.io import load_inputs
@@ -53,16 +58,25 @@ def main(args: argparse.Namespace) -> int:
     if args.list:
         sys.stdout.write(list_text())
         return 0
+    names = sort_measure_args(args, ("qrels", "runs"))  # unknown names fail before any file is read
     if not args.qrels or not args.runs:
         raise ConfigError("recdiv eval needs a qrels file and at least one run file (or --list)")
-    measures = parse_measures(args.measures or DEFAULT_MEASURES)  # unknown names fail before any file is read
+    if args.by_user and args.format != "table":
+        raise ConfigError(f"-q prints trec_eval-style text; it does not combine with --format {args.format}")
+    measures = parse_measures(names or DEFAULT_MEASURES)
     inputs = load_inputs(args.qrels, args.runs, train=args.train, aspects=args.aspects, previous=args.previous,
                          threshold=args.rel_threshold, population=args.population)
     for m in measures:
         for need in m.NEEDS:
             if getattr(inputs.context, need, None) is None:
                 raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need} FILE")
+    state("eval", inputs)
     evaluation = evaluate(inputs.runs, inputs.qrels, measures, inputs.context)
+    if args.by_user:
+        if args.groups:
+            raise ConfigError("-q prints per-user lines; it does not combine with --groups")
+        sys.stdout.write(format_by_user(evaluation))
+        return 0
     result = evaluation.to_dict(per_user=args.per_user)
     if args.groups:
         result["groups"] = group_means(args.groups, inputs, evaluation)
@@ -111,6 +125,21 @@ def format_table(result: dict, measures: list[str]) -> str:
         for m, values in table.items():
             for u, v in values.items():
                 lines.append(f"{name}\t{m}\t{u}\t{_num(v)}")
+    return "\n".join(lines) + "\n"
+
+
+def format_by_user(evaluation) -> str:
+    """trec_eval -q style: per run, `runid all NAME`, then for every evaluated user its `measure user value`
+    lines (per-user measures), then `measure all value` for every measure (6 decimals; measure names padded to 22
+    characters as trec_eval pads them)."""
+    lines = []
+    for run in evaluation.runs:
+        lines.append(f"{'runid':<22}\tall\t{run}")
+        per_user = evaluation.per_user[run]
+        keys = [str(m) for m in evaluation.measures if str(m) in per_user]
+        for j, user in enumerate(evaluation.users):
+            lines += [f"{k:<22}\t{user}\t{_num(float(per_user[k][j]))}" for k in keys]
+        lines += [f"{m!s:<22}\tall\t{_num(evaluation.values[run][str(m)])}" for m in evaluation.measures]
     return "\n".join(lines) + "\n"
 
 

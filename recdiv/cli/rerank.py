@@ -1,15 +1,30 @@
 """`recdiv rerank`: rerank a TREC run's candidate lists with a diversifier.
 
-    recdiv rerank RUN --method NAME [--param k=v ...] --aspects item_aspects.tsv [--train train.tsv] [-k 100]
-                  [--seed S] -o OUT.run
+    recdiv rerank RUN --method NAME [--param k=v ...] [--aspects ASPECTS.tsv] [--train TRAIN.tsv]
+                  [--factors FACTORS.tsv | --factors-from ALGO] [--dominant L] [--similarity NAME]
+                  [--order score|rank] [-k 100] [--seed S] [--tag TAG] -o OUT.run
+
+What a reranker reads follows from what it declares it needs (`Reranker.NEEDS`):
+  aspects     A(i) and p(a|u) (IASelect, xQuAD, PM2, Calibrated): --aspects, or latent aspects — the L dominant
+              factors of each item, --factors/--factors-from with --dominant L;
+  similarity  an item similarity (MMR, Ziegler, DPP): --similarity cosine|jaccard (over the aspects),
+              latent-cosine (over the factors) or pearson (over --train ratings); default cosine when there are
+              aspects, else latent-cosine when there are factors;
+  train       training interactions: user profiles, popularity (IASelect, xQuAD, PM2, Calibrated, NGD).
+Random needs nothing. Item factors come from `recdiv recommend --factors-out FILE` or are fitted here on --train
+(--factors-from wrmf, with --factors-param k=v).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
+import time
 
 from recdiv.cli.params import parse_params
 from recdiv.errors import ConfigError, DataError
+
+SIMILARITIES = ("cosine", "jaccard", "latent-cosine", "pearson")
 
 
 def configure_rerank(p: argparse.ArgumentParser) -> None:
@@ -18,15 +33,62 @@ def configure_rerank(p: argparse.ArgumentParser) -> None:
     p.description, p.formatter_class = __doc__, argparse.RawDescriptionHelpFormatter
     p.add_argument("run", help="TREC run with the candidates (user Q0 item rank score tag)")
     p.add_argument("--method", required=True,
-                   help=f"reranker: {', '.join(RERANKERS)} (any case and punctuation, e.g. IA-Select), or module:Class")
+                   help=f"reranker: {', '.join(RERANKERS)} (any case and punctuation, e.g. IA-Select)")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="reranker parameter, repeatable (e.g. lambda=0.5)")
-    p.add_argument("--aspects", required=True, help="item-aspect TSV (item aspect [weight])")
-    p.add_argument("--train", help="training interactions TSV (user item value [timestamp]): profiles, popularity")
+    p.add_argument("--aspects", metavar="TSV", help="item-aspect file: item<TAB>aspect[<TAB>weight]")
+    p.add_argument("--train", metavar="TSV", help="training interactions (user item value [timestamp]): profiles, "
+                                                  "popularity, Pearson similarity, --factors-from")
+    p.add_argument("--factors", metavar="TSV", help="item factors item<TAB>f1<TAB>... (recommend --factors-out)")
+    p.add_argument("--factors-from", metavar="ALGO", help="fit ALGO (a model with item factors: mf-als, wrmf, bpr, "
+                                                          "pure-svd) on --train and use its item factors")
+    p.add_argument("--factors-param", action="append", default=[], metavar="KEY=VALUE",
+                   help="parameter of the --factors-from model, repeatable (e.g. factors=20)")
+    p.add_argument("--dominant", type=int, metavar="L",
+                   help="latent aspects: A(i) = the L largest factors of item i (thesis §3.6.2; no default)")
+    p.add_argument("--similarity", choices=SIMILARITIES,
+                   help="item similarity of MMR, Ziegler, DPP (default: cosine over the aspects, else latent-cosine)")
+    p.add_argument("--order", choices=("score", "rank"), default="score",
+                   help="candidate order: by score, ties by item id descending as trec_eval (default), or by the "
+                        "run's rank column")
     p.add_argument("-k", type=int, default=100, help="length of the reranked lists (default 100)")
     p.add_argument("--seed", type=int, default=0, help="seed for randomised rerankers (default 0)")
+    p.add_argument("--tag", help="run tag of the output (default: the reranker's name)")
     p.add_argument("-o", "--output", required=True, help="output TREC run")
     p.set_defaults(func=run_rerank)
+
+
+def _check_options(args, needs: tuple[str, ...], name: str) -> None:
+    """Errors for what the reranker needs and the options cannot give, and options that do not fit together."""
+    factors = args.factors or args.factors_from
+    if args.factors and args.factors_from:
+        raise ConfigError("give item factors once: --factors FILE or --factors-from ALGO")
+    if args.factors_from and not args.train:
+        raise ConfigError(f"--factors-from {args.factors_from} fits the model on --train: pass --train TRAIN.tsv")
+    if args.factors_param and not args.factors_from:
+        raise ConfigError("--factors-param sets a parameter of the --factors-from model")
+    if args.dominant is not None and not factors:
+        raise ConfigError("--dominant L takes the L dominant factors of each item: pass --factors or --factors-from")
+    if args.dominant is not None and args.aspects:
+        raise ConfigError("give one aspect space: --aspects FILE or latent aspects (--factors ... --dominant L)")
+    sim = args.similarity
+    if sim in ("cosine", "jaccard") and not (args.aspects or args.dominant):
+        raise ConfigError(f"--similarity {sim} compares aspect sets: pass --aspects (or --factors ... --dominant L)")
+    if sim == "latent-cosine" and not factors:
+        raise ConfigError("--similarity latent-cosine compares factor vectors: pass --factors or --factors-from")
+    if sim == "pearson" and not args.train:
+        raise ConfigError("--similarity pearson correlates training ratings: pass --train")
+    if "train" in needs and not args.train:
+        raise ConfigError(f"{name} needs --train (user profiles or popularity)")
+    if "aspects" in needs and not (args.aspects or args.dominant):
+        if factors:
+            raise ConfigError(f"{name} needs aspects: add --dominant L (the L largest factors of each item are its "
+                              "latent aspects), or pass --aspects ASPECTS.tsv")
+        raise ConfigError(f"{name} needs aspects: --aspects ASPECTS.tsv, or latent aspects (--factors FILE or "
+                          "--factors-from ALGO, with --dominant L)")
+    if "similarity" in needs and not (sim or args.aspects or args.dominant or factors):
+        raise ConfigError(f"{name} needs an item similarity: --aspects (cosine, jaccard), --factors/--factors-from "
+                          "(latent-cosine) or --train with --similarity pearson")
 
 
 def run_rerank(args) -> int:
@@ -34,39 +96,102 @@ def run_rerank(args) -> int:
     import numpy as np
     import pandas as pd
 
-    from recdiv.aspects.space import AspectSpace
-    from recdiv.data.interactions import Interactions
     from recdiv.data.rankings import Rankings
     from recdiv.data.textio import read_interactions_tsv, read_item_aspects_tsv, read_trec_run, write_trec_run
     from recdiv.data.vocab import Vocab
-    from recdiv.diversifiers.base import RerankContext
     from recdiv.diversifiers.registry import make_reranker
 
     if args.k < 1:
         raise ConfigError("-k must be at least 1")
     reranker = make_reranker(args.method, **parse_params(args.param))
-    if "train" in reranker.NEEDS and not args.train:
-        raise ConfigError(f"{reranker.NAME} needs --train (user profiles or popularity)")
+    needs = tuple(reranker.NEEDS)
+    _check_options(args, needs, reranker.NAME)
+    t0 = time.perf_counter()
     run = read_trec_run(args.run)
-    asp = read_item_aspects_tsv(args.aspects)
+    asp = read_item_aspects_tsv(args.aspects) if args.aspects else None
     train = read_interactions_tsv(args.train) if args.train else None
-    known = [asp["item"]] + ([train["item"]] if train is not None else [])
-    items = Vocab.from_values(*known)
-    unknown = ~run["item"].isin(items.index).to_numpy()
-    if unknown.any():
-        j = int(np.flatnonzero(unknown)[0])
-        where = "the aspect file" + (" or the training file" if train is not None else "")
-        raise DataError(f"item {run['item'].iloc[j]!r} is in neither {where}", args.run,
-                        int(run.attrs["lineno"][j]))
+    fac_ids, fac = _read_factors(args) if args.factors else (None, None)
+    known = [f["item"] for f in (asp, train) if f is not None] + ([fac_ids] if fac_ids is not None else [])
+    items = Vocab.from_values(run["item"], *known)
+    if known:
+        listed = np.zeros(len(items), dtype=bool)
+        for col in known:
+            listed[items.lookup(np.asarray(col, dtype=object))] = True
+        unknown = ~listed[items.lookup(run["item"].to_numpy())]
+        if unknown.any():
+            j = int(np.flatnonzero(unknown)[0])
+            files = [n for n, f in (("the aspect file", asp), ("the training file", train),
+                                    ("the factor file", fac_ids)) if f is not None]
+            raise DataError(f"item {run['item'].iloc[j]!r} is in neither {' nor '.join(files)}"
+                            if len(files) > 1 else f"item {run['item'].iloc[j]!r} is not in {files[0]}",
+                            args.run, int(run.attrs["lineno"][j]))
     users = Vocab.from_values(run["user"], *([train["user"]] if train is not None else []))
-    space = AspectSpace.from_frame(asp, items)
-    inter = None
-    if train is not None:
-        inter = Interactions.from_frame(train, users=users, items=items)
-    cands = Rankings.from_frame(pd.DataFrame(run), users, items)
+    ctx, described = _context(args, needs, items, users, asp, train, fac_ids, fac)
+    cands = Rankings.from_frame(pd.DataFrame(run), users, items, order=args.order)
     from recdiv.progress import Progress
 
     with Progress(f"rerank {reranker.NAME}", len(cands.users)):
-        out = reranker.rerank(cands, args.k, RerankContext(train=inter, aspects=space, seed=args.seed))
-    write_trec_run(out.to_frame(), args.output, tag=f"{reranker.NAME}")
+        out = reranker.rerank(cands, args.k, ctx)
+    write_trec_run(out.to_frame(), args.output, tag=args.tag or reranker.NAME)
+    params = ", ".join(f"{k}={v}" for k, v in reranker.config.model_dump(by_alias=True).items())
+    print(f"{reranker.NAME}({params}): {len(cands):,} users, {int(cands.lengths.max(initial=0)):,} candidates "
+          f"(by {args.order}) → top {args.k}{described}; {time.perf_counter() - t0:.1f} s -> {args.output}",
+          file=sys.stderr)
     return 0
+
+
+def _read_factors(args):
+    from recdiv.data.factors import read_item_factors_tsv
+
+    return read_item_factors_tsv(args.factors)
+
+
+def _fitted_factors(args, train_inter):
+    """Item factors of the --factors-from model fitted on the training interactions."""
+    from recdiv.algorithms.registry import RECOMMENDERS, make_recommender
+
+    entry = RECOMMENDERS.entry(args.factors_from)
+    if not RECOMMENDERS.has(entry.name, "item-factors"):
+        have = ", ".join(RECOMMENDERS.with_capability("item-factors"))
+        raise ConfigError(f"--factors-from {args.factors_from}: {entry.name} has no item factors (models with "
+                          f"item factors: {have})")
+    model = make_recommender(entry.name, **parse_params(args.factors_param)).fit(train_inter)
+    return model.item_factors
+
+
+def _context(args, needs, items, users, asp, train, fac_ids, fac):
+    """The `RerankContext` the options describe, and a short description of it for the summary line."""
+    import numpy as np
+
+    from recdiv.aspects.latent import factor_space
+    from recdiv.aspects.similarity import similarity_from_name
+    from recdiv.aspects.space import AspectSpace
+    from recdiv.data.interactions import Interactions
+    from recdiv.diversifiers.base import RerankContext
+
+    inter = Interactions.from_frame(train, users=users, items=items) if train is not None else None
+    factors, parts = None, []
+    if args.factors_from:
+        factors = _fitted_factors(args, inter)
+        parts.append(f"factors of {args.factors_from} fitted on {args.train} ({factors.shape[1]})")
+    elif fac is not None:
+        factors = np.zeros((len(items), fac.shape[1]))
+        factors[items.lookup(fac_ids)] = fac  # items without a factor vector: zeros (no latent aspects)
+        parts.append(f"factors {args.factors} ({fac.shape[1]})")
+    space = None
+    if asp is not None:
+        space = AspectSpace.from_frame(asp, items)
+        parts.append(f"aspects {args.aspects} ({space.n_aspects})")
+    elif args.dominant is not None:
+        space = factor_space(factors, args.dominant, items)
+        parts.append(f"latent aspects: {args.dominant} dominant of {factors.shape[1]} factors")
+    similarity = None
+    if "similarity" in needs or args.similarity:
+        name = args.similarity or ("cosine" if space is not None else "latent-cosine" if factors is not None
+                                   else "pearson")
+        similarity = similarity_from_name(name, space, factors=factors, train=inter)
+        parts.append(f"similarity {name}")
+    if inter is not None and "train" in needs:
+        parts.append(f"profiles {args.train}")
+    ctx = RerankContext(train=inter, aspects=space, similarity=similarity, seed=args.seed)
+    return ctx, ("; " + ", ".join(parts)) if parts else ""

@@ -69,6 +69,20 @@ class RunView:
         self.threshold = context.threshold
         self.users = qrels.population(context.threshold, context.population)
 
+    def at_threshold(self, threshold: float) -> RunView:
+        """The same users (the evaluated population) judged at another relevance threshold: relevant ⇔ grade ≥
+        `threshold` (a measure's own level, ir_measures' `rel=`). Cached per threshold."""
+        if threshold == self.threshold:
+            return self
+        cache = self.__dict__.setdefault("_levels", {})
+        if threshold not in cache:
+            view = RunView.__new__(RunView)
+            view.rankings, view.qrels, view.context = self.rankings, self.qrels, self.context
+            view.threshold, view.users = float(threshold), self.users
+            view.__dict__["aligned"] = self.aligned
+            cache[threshold] = view
+        return cache[threshold]
+
     @cached_property
     def aligned(self) -> Rankings:
         return self.rankings.for_users(self.users)

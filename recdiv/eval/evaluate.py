@@ -111,7 +111,7 @@ def evaluate(
         for m in ms:
             if m.KIND == "per-user":
                 v = per_user[name][str(m)] = m.per_user(run, qrels, context)
-                values[name][str(m)] = float(m.aggregate(v, context.view(run, qrels)))
+                values[name][str(m)] = float(m.aggregate(v, m.run_view(run, qrels, context)))
             else:
                 values[name][str(m)] = float(m.value(run, qrels, context))
     return Evaluation(tuple(ms), tuple(runs), np.asarray(users), per_user, values, float(context.threshold),
