@@ -3,9 +3,9 @@
 1. α-nDCG@20 + ERR-IA@20 (ndeval conventions) in recdiv vs TREC ndeval through pyndeval, same data,
    same process; values are checked to agree. Both sides do the whole task from their in-memory input to
    per-user values, best of N runs each:
-   - recdiv: from `Rankings` + `Qrels` + `AspectSpace` — a fresh `EvalContext` and every recdiv cache
-     cleared before each run (`intent_aware.clear_caches()` and the item vocabulary's cached string ranks),
-     so the RunView, the evaluated population, the kernels' aspect table and qrels arrays, the item string
+   - recdiv: from `Rankings` + `Qrels` + `AspectSpace` — a fresh `EvalContext` (whose cache holds every derived
+     array) and the item vocabulary's cached string ranks cleared before each run, so the RunView, the evaluated
+     population, the kernels' aspect table and qrels arrays, the item string
      ranks (tie rule), the greedy ideal lists and |A_u^rel| are all computed inside the timing;
    - pyndeval: `pyndeval.ndeval(qrels tuples, run tuples)` — ingesting its tuple input, ndeval's ideal
      and measures (building the tuple lists from recdiv's arrays is not timed).
@@ -29,8 +29,7 @@ import scipy.sparse as sp
 from recdiv.aspects import AspectSpace
 from recdiv.data import Interactions, Qrels, Rankings, Vocab
 from recdiv.eval import EvalContext, parse_measure
-from recdiv.eval.metrics import unified
-from recdiv.eval.metrics.intents import clear_caches
+from recdiv.eval.context import RunView
 
 
 def synthetic(n_users=6040, n_items=3706, n_asp=18, k=100, judged=33, seed=0):
@@ -115,9 +114,8 @@ def main():
     ms = [parse_measure("alpha-nDCG@20"), parse_measure("ERR-IA(variant=ndeval)@20")]
 
     def ours():
-        clear_caches()  # nothing precomputed: ideals, CSR views, dense indicators
         items_str.__dict__.pop("string_rank", None)  # the tie rule's string order is recomputed too
-        ctx = EvalContext(aspects=space2)  # fresh context: RunView computed inside the timing
+        ctx = EvalContext(aspects=space2)  # fresh context, empty cache: ideals, tables, RunView inside the timing
         return [m.per_user(run2, q2, ctx) for m in ms]
 
     t = time.perf_counter()
@@ -126,7 +124,7 @@ def main():
     (t_nd, c_nd), ref = timed(lambda: pyndeval.ndeval(nq, nr, measures=["alpha-nDCG@20", "ERR-IA@20"]),
                               repeat=args.repeat, cpu=True)
     (t_rd, c_rd), vals = timed(ours, repeat=args.repeat, cpu=True)
-    users = q2.users.id_of(EvalContext().view(run2, q2).users)
+    users = q2.users.id_of(RunView.of(EvalContext(), run2, q2).users)
     for m, v, nd in zip(ms, vals, ["alpha-nDCG@20", "ERR-IA@20"]):
         want = np.nan_to_num(np.array([ref.get(u, {}).get(nd, 0.0) for u in users]))
         assert np.allclose(v, want, atol=1e-9), f"{m} disagrees with ndeval"
@@ -145,9 +143,7 @@ def main():
     per = {}
 
     def everything():
-        clear_caches()  # no ideal lists or indicators left over from the previous repeat
-        unified._IDEAL.clear()  # nor αβ-nDCG ideals
-        ctx = EvalContext(aspects=space, train=train, scale=(1.0, 5.0))
+        ctx = EvalContext(aspects=space, train=train, scale=(1.0, 5.0))  # fresh cache: no ideals left over
         for m in ms:
             t = time.perf_counter()
             m.per_user(run, qrels, ctx)

@@ -23,7 +23,7 @@ from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
 from recdiv.data.vocab import Vocab
 from recdiv.eval.catalog import parse_measure
-from recdiv.eval.context import EvalContext
+from recdiv.eval.context import EvalContext, RunView
 
 MEASURES = [
     "EPC@100", "EIP@100", "EFD@100", "MSI@100", "EPC(disc=exp0.85,rel=graded)@100",
@@ -100,7 +100,7 @@ def main() -> None:
     for name in MEASURES:
         parse_measure(name).value(warm[3], warm[1], wctx)
     ctx = EvalContext(train=train, aspects=aspects, previous=previous)
-    ctx.view(run, qrels).grades  # noqa: B018  shared view lookups (not metric-specific) built once
+    RunView.of(ctx, run, qrels).grades  # noqa: B018  shared view lookups (not metric-specific) built once
     print(f"{'measure':45s} {'value':>9s} {'wall s':>8s} {'cpu s':>8s}")
     total = total_cpu = 0.0
     for name in MEASURES:

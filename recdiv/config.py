@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from recdiv.errors import ConfigError
 
-__all__ = ["Config", "error_lines", "validate_config"]
+__all__ = ["Config", "error_lines", "key_path", "validate_config"]
 
 
 class Config(BaseModel):
@@ -24,7 +24,8 @@ class Config(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
 
 
-def _loc(loc: tuple) -> str:
+def key_path(loc: tuple) -> str:
+    """A pydantic error location as a key path: `diversifiers[0].grid.lambda`."""
     out = ""
     for part in loc:
         if isinstance(part, int):
@@ -45,7 +46,7 @@ def error_lines(error: ValidationError, prefix: str = "") -> list[str]:
             msg = "unknown key"
         elif err["type"] == "missing":
             msg = "required key is missing"
-        where = _loc(err["loc"])
+        where = key_path(err["loc"])
         where = f"{prefix}.{where}" if prefix and where else prefix or where
         lines.append(f"{where}: {msg}" if where and not msg.startswith(where) else msg)
     return lines

@@ -17,8 +17,11 @@ do instead of keeping lists of names.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import importlib
+import inspect
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
@@ -28,7 +31,7 @@ from recdiv.errors import ConfigError
 
 T = TypeVar("T")
 
-__all__ = ["Entry", "Registry", "load_object", "normalise"]
+__all__ = ["Entry", "Registry", "load_object", "normalise", "source_fingerprint"]
 
 
 def normalise(name: str) -> str:
@@ -197,3 +200,27 @@ class Registry(Generic[T]):
 
 def _capabilities(obj: Any) -> frozenset[str]:
     return frozenset(getattr(obj, "CAPABILITIES", ()))
+
+
+def source_fingerprint(obj: Any) -> str:
+    """sha256 (16 hex digits) of the source of the modules that define `obj`'s class and its base classes (for a
+    function, its module): experiment cache keys include it, so that a changed component is recomputed on
+    `--resume`. Helper modules a component calls are not included; built-in modules (abc, builtins) are skipped."""
+    classes = obj.__mro__ if isinstance(obj, type) else (obj,)
+    h = hashlib.sha256()
+    seen: set[str] = set()
+    for c in classes:
+        module = sys.modules.get(getattr(c, "__module__", "") or "")
+        path = getattr(module, "__file__", None)
+        if module is None or path is None or path in seen or module.__name__ in ("abc", "builtins"):
+            continue
+        seen.add(path)
+        try:
+            h.update(inspect.getsource(module).encode("utf-8"))
+        except (OSError, TypeError):  # no source (compiled module): its file's bytes
+            try:
+                with open(path, "rb") as fh:
+                    h.update(fh.read())
+            except OSError:
+                h.update(path.encode("utf-8"))
+    return h.hexdigest()[:16]

@@ -115,6 +115,8 @@ def test_entry_points(reg, monkeypatch):
     ("recdiv.eval.measure", "MEASURES", {"alpha-nDCG": ["AlphaNDCG", "alpha_ndcg"], "ERR-IA": ["erria"]}),
     ("recdiv.eval.stats.significance", "TEST_NAMES", {"t": ["T-Test", "student"], "permutation": ["Fisher"]}),
     ("recdiv.eval.stats.corrections", "CORRECTION_NAMES", {"holm": ["Holm-Bonferroni"], "bh": ["FDR", "fdr_bh"]}),
+    ("recdiv.aspects.similarity", "SIMILARITIES", {"latent-cosine": ["LatentCosine"], "cosine": ["Cosine"]}),
+    ("recdiv.aspects.kinds", "ASPECT_SPACES", {"factors": ["MF-Factors"], "explicit": ["Explicit"]}),
 ])
 def test_every_registry_follows_the_rule(module, registry, spellings):
     import importlib
@@ -128,3 +130,20 @@ def test_every_registry_follows_the_rule(module, registry, spellings):
             assert reg.canonical(s) == canonical, s
     with pytest.raises(ConfigError, match="did you mean"):
         reg.get(spellings and next(iter(spellings)) + "x")
+
+
+def test_source_fingerprint_follows_the_code(tmp_path, monkeypatch):
+    from recdiv.registry import source_fingerprint
+
+    pkg = tmp_path / "fp_pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "mod.py").write_text("class Thing:\n    X = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    first = source_fingerprint(importlib.import_module("fp_pkg.mod").Thing)
+    assert first == source_fingerprint(importlib.import_module("fp_pkg.mod").Thing)
+    (pkg / "mod.py").write_text("class Thing:\n    X = 2\n")
+    del sys.modules["fp_pkg.mod"]
+    assert source_fingerprint(importlib.import_module("fp_pkg.mod").Thing) != first

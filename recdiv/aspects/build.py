@@ -2,7 +2,7 @@
 
 MovieLens: `genre_space(ds)` (attribute "genres"); Last.fm: `tag_space(ds, top_tags=…, min_users=…)` (attribute
 "tags", weight = number of users who applied the tag to the artist). User distributions p(a|u) (count, rating,
-fractional) come from `AspectSpace.user_distribution`.
+fractional) come from `recdiv.models.intent.user_aspect_distribution`.
 """
 
 from __future__ import annotations

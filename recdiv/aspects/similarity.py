@@ -19,11 +19,13 @@ n = BᵀB, Sx = XᵀB, Sxx = (X∘X)ᵀB, Sxy = XᵀX, then cov = Sxy − Sx·Sy
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from recdiv.aspects.space import AspectSpace
 from recdiv.data.interactions import Interactions
+from recdiv.registry import Registry
 
 _CHUNK_ELEMS = 20_000_000  # bound on n·k·m·features floats per chunk
 _FULL_LIMIT = 4096  # Pearson: cache the whole item × item matrix up to this many items
@@ -69,6 +71,18 @@ class _FeatureSimilarity(ItemSimilarity):
         self.features = np.asarray(self.features, dtype=np.float64)
         self._norm = np.einsum("if,if->i", self.features, self.features)
         self._width = self.features.shape[1]
+
+    @cached_property
+    def binary(self) -> bool:
+        """Whether every feature is 0 or 1 (set features: the bit-mask kernels apply)."""
+        f = self.features
+        return bool(((f == 0) | (f == 1)).all())
+
+    @cached_property
+    def bitmasks(self) -> np.ndarray:
+        """Each item's 0/1 features as the bits of one int64 (≤ 63 features)."""
+        bits = np.left_shift(np.int64(1), np.arange(self.features.shape[1], dtype=np.int64))
+        return (self.features.astype(np.int64) * bits).sum(axis=1)
 
     def _gather(self, idx: np.ndarray):
         safe = np.where(idx >= 0, idx, 0)
@@ -126,16 +140,12 @@ class LatentCosine(_FeatureSimilarity):
 
 
 def similarity_from_name(name: str, space: AspectSpace | None = None, **kw) -> ItemSimilarity:
-    """`cosine`, `jaccard` over an aspect space; `latent-cosine` with factors=...; `pearson` with train=..."""
-    if name == "cosine":
-        return SetCosine(space)
-    if name == "jaccard":
-        return Jaccard(space)
-    if name == "latent-cosine":
-        return LatentCosine(kw["factors"])
-    if name == "pearson":
-        return RatingPearson(kw["train"])
-    raise ValueError(f"unknown item similarity {name!r} (cosine, jaccard, latent-cosine, pearson)")
+    """`cosine`, `jaccard` over an aspect space; `latent-cosine` with factors=...; `pearson` with train=... (names
+    in `SIMILARITIES`: any case and punctuation, did-you-mean for unknown ones)."""
+    kind = SIMILARITIES.canonical(name)
+    if kind in ("cosine", "jaccard"):
+        return SIMILARITIES.get(kind)(space)
+    return SIMILARITIES.get(kind)(kw["factors"] if kind == "latent-cosine" else kw["train"])
 
 
 class RatingPearson(ItemSimilarity):
@@ -215,3 +225,12 @@ class RatingPearson(ItemSimilarity):
             s = blk[ia[:, :, None], ib[:, None, :]]
             out[lo : lo + step] = np.where((ca >= 0)[:, :, None] & (cb >= 0)[:, None, :], s, np.nan)
         return out
+
+
+#: the item similarities by name (`recdiv.registry`): cosine and jaccard over an aspect space, latent-cosine over
+#: item factors, pearson over training ratings
+SIMILARITIES: Registry[type[ItemSimilarity]] = Registry("item similarity")
+SIMILARITIES.add("cosine", SetCosine, aliases=("set-cosine",))
+SIMILARITIES.add("jaccard", Jaccard)
+SIMILARITIES.add("latent-cosine", LatentCosine)
+SIMILARITIES.add("pearson", RatingPearson)

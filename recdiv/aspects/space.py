@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from recdiv.data.interactions import Attribute, Interactions, build_csr
+from recdiv.data.interactions import Attribute, build_csr
 from recdiv.data.vocab import Vocab
-
-UserWeighting = Literal["count", "rating", "fractional"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -20,7 +17,7 @@ class AspectSpace:
     """Aspects A(i) of every item (explicit genres/tags, or latent factors binarised to aspects).
 
     `membership` is items × aspects CSR; its non-zero pattern is A(i), its values are weights (1 for
-    explicit aspects). p(a|i) = [a ∈ A(i)] / |A(i)| (§E.11), 0 for all a when A(i) = ∅.
+    explicit aspects). The aspect distributions p(a|i) and p(a|u) are intent models (`recdiv.models.intent`).
     """
 
     items: Vocab
@@ -78,41 +75,6 @@ class AspectSpace:
     @property
     def has_aspects(self) -> np.ndarray:
         return self.n_item_aspects > 0
-
-    def item_distribution(self) -> sp.csr_matrix:
-        """p(a|i) = [a ∈ A(i)] / |A(i)| as items × aspects CSR."""
-        n = self.n_item_aspects
-        m = self.indicator
-        m.data = m.data / np.repeat(np.maximum(n, 1), n)
-        return m
-
-    def user_distribution(self, train: Interactions, weighting: UserWeighting = "count") -> np.ndarray:
-        """p(a|u) for every user of `train` (dense users × aspects), METRICS.md §E.11.
-
-        count: |{i∈P_u: a∈A(i)}| / Σ_a' |{i∈P_u: a'∈A(i)}|  (thesis; RankSys FeatureIntentModel)
-        rating: the same counts weighted by training ratings (Parapar & Radlinski eq. 9)
-        fractional: (1/|P_u|) Σ_{i∈P_u} p(a|i)  (Steck)
-        Users whose profile has no aspects get the uniform distribution over A.
-        """
-        if train.items is not self.items and train.items != self.items:
-            raise ValueError("training data and aspect space use different item vocabularies")
-        prof = train.matrix.copy()
-        if weighting == "count":
-            prof.data = np.ones_like(prof.data)
-            mass = prof @ self.indicator
-        elif weighting == "rating":
-            mass = prof @ self.indicator
-        elif weighting == "fractional":
-            prof.data = np.ones_like(prof.data)
-            mass = prof @ self.item_distribution()
-        else:
-            raise ValueError(f"unknown user weighting {weighting!r}")
-        mass = np.asarray(mass.todense(), dtype=np.float64)
-        total = mass.sum(axis=1, keepdims=True)
-        if weighting == "fractional":  # Steck: divide by |P_u| (items without aspects count), not by the mass
-            total = np.where(total > 0, np.diff(prof.indptr)[:, None].astype(np.float64), 0.0)
-        uniform = np.full(self.n_aspects, 1.0 / max(self.n_aspects, 1))
-        return np.where(total > 0, mass / np.where(total > 0, total, 1), uniform)
 
     def dense(self, dtype=np.float64) -> np.ndarray:
         """0/1 items × aspects dense indicator (for small aspect sets such as genres)."""

@@ -9,7 +9,6 @@ at once. `recdiv --help` lists the commands from `COMMANDS` without importing an
 from __future__ import annotations
 
 import argparse
-import difflib
 import importlib
 import sys
 from typing import NamedTuple
@@ -59,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     command = _command(argv)
     if command is not None and command not in COMMANDS:
+        import difflib  # deferred: only a mistyped command needs it (difflib pulls heapq; --help starts faster)
+
         close = difflib.get_close_matches(command, COMMANDS, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else f"; commands: {', '.join(COMMANDS)}"
         print(f"recdiv: error: unknown command {command!r}{hint}", file=sys.stderr)

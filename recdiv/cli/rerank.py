@@ -24,7 +24,7 @@ import time
 from recdiv.cli.params import parse_params
 from recdiv.errors import ConfigError, DataError
 
-SIMILARITIES = ("cosine", "jaccard", "latent-cosine", "pearson")
+SIMILARITIES = ("cosine", "jaccard", "latent-cosine", "pearson")  # for --help (recdiv.aspects.similarity has them)
 
 
 def configure_rerank(p: argparse.ArgumentParser) -> None:
@@ -46,8 +46,9 @@ def configure_rerank(p: argparse.ArgumentParser) -> None:
                    help="parameter of the --factors-from model, repeatable (e.g. factors=20)")
     p.add_argument("--dominant", type=int, metavar="L",
                    help="latent aspects: A(i) = the L largest factors of item i (thesis §3.6.2; no default)")
-    p.add_argument("--similarity", choices=SIMILARITIES,
-                   help="item similarity of MMR, Ziegler, DPP (default: cosine over the aspects, else latent-cosine)")
+    p.add_argument("--similarity", metavar="NAME",
+                   help=f"{'|'.join(SIMILARITIES)}: item similarity of MMR, Ziegler, DPP (default: cosine over the "
+                        "aspects, else latent-cosine)")
     p.add_argument("--order", choices=("score", "rank"), default="score",
                    help="candidate order: by score, ties by item id descending as trec_eval (default), or by the "
                         "run's rank column")
@@ -71,6 +72,10 @@ def _check_options(args, needs: tuple[str, ...], name: str) -> None:
         raise ConfigError("--dominant L takes the L dominant factors of each item: pass --factors or --factors-from")
     if args.dominant is not None and args.aspects:
         raise ConfigError("give one aspect space: --aspects FILE or latent aspects (--factors ... --dominant L)")
+    if args.similarity is not None:
+        from recdiv.aspects.similarity import SIMILARITIES as NAMED
+
+        args.similarity = NAMED.canonical(args.similarity)  # any case and punctuation; did-you-mean
     sim = args.similarity
     if sim in ("cosine", "jaccard") and not (args.aspects or args.dominant):
         raise ConfigError(f"--similarity {sim} compares aspect sets: pass --aspects (or --factors ... --dominant L)")
@@ -160,14 +165,14 @@ def _fitted_factors(args, train_inter):
 
 
 def _context(args, needs, items, users, asp, train, fac_ids, fac):
-    """The `RerankContext` the options describe, and a short description of it for the summary line."""
+    """The `Context` the options describe, and a short description of it for the summary line."""
     import numpy as np
 
     from recdiv.aspects.latent import factor_space
     from recdiv.aspects.similarity import similarity_from_name
     from recdiv.aspects.space import AspectSpace
     from recdiv.data.interactions import Interactions
-    from recdiv.diversifiers.base import RerankContext
+    from recdiv.models.context import Context
 
     inter = Interactions.from_frame(train, users=users, items=items) if train is not None else None
     factors, parts = None, []
@@ -193,5 +198,5 @@ def _context(args, needs, items, users, asp, train, fac_ids, fac):
         parts.append(f"similarity {name}")
     if inter is not None and "train" in needs:
         parts.append(f"profiles {args.train}")
-    ctx = RerankContext(train=inter, aspects=space, similarity=similarity, seed=args.seed)
+    ctx = Context(train=inter, aspects=space, similarity=similarity, seed=args.seed)
     return ctx, ("; " + ", ".join(parts)) if parts else ""

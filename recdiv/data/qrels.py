@@ -13,6 +13,13 @@ from recdiv.data.interactions import Interactions, build_csr
 from recdiv.data.vocab import Vocab
 
 
+def is_relevant(grades, threshold: float) -> np.ndarray:
+    """The binary relevance rule of METRICS.md §0, written once: relevant ⇔ grade ≥ τ; unjudged items (NaN
+    grades) are not relevant. (The compiled kernels apply the same comparison to judged grades.)"""
+    with np.errstate(invalid="ignore"):
+        return np.asarray(grades) >= threshold
+
+
 @dataclass(frozen=True, eq=False)
 class Qrels:
     """Judged test items of every user with their grade (rating, or mapped play count).
@@ -50,7 +57,7 @@ class Qrels:
     def relevant(self, threshold: float = 4) -> sp.csr_matrix:
         """Boolean CSR of relevant (grade ≥ threshold) judgments."""
         m = self.matrix.copy()
-        m.data = (m.data >= threshold).astype(np.float64)
+        m.data = is_relevant(m.data, threshold).astype(np.float64)
         m.eliminate_zeros()
         return m
 

@@ -3,22 +3,8 @@ Gini of item popularity, rating scale and the number of aspects of each item att
 
 from __future__ import annotations
 
-import numpy as np
-
 from recdiv.data.interactions import Dataset, Interactions
-
-
-def gini(values: np.ndarray) -> float:
-    """Gini concentration of non-negative values over all entries (zeros included), METRICS.md §B.9:
-    p sorted ascending, G = 1/(n − 1) · Σ_j (2j − n − 1) p_(j) with p = values / Σ values.
-    0 = uniform, 1 = everything on one entry."""
-    x = np.sort(np.asarray(values, dtype=np.float64))
-    n = len(x)
-    total = x.sum()
-    if n < 2 or total <= 0:
-        return 0.0
-    j = np.arange(1, n + 1)
-    return float(((2 * j - n - 1) * (x / total)).sum() / (n - 1))
+from recdiv.models.concentration import gini
 
 
 def interaction_stats(inter: Interactions) -> dict:

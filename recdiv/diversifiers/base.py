@@ -1,9 +1,10 @@
 """The reranker interface: `Reranker.rerank(candidates, k, context) -> Rankings` (METRICS.md §E.0).
 
 A reranker turns every user's top-N candidate list (a `Rankings`, best first) into a top-k list made of a subset of
-those candidates. What it needs besides the candidates lives in a `RerankContext`: training interactions (profiles,
-popularity), the aspect space, the item similarity, novelty arrays and a seed. The context caches what several
-rerankers share (user aspect distributions, novelty arrays), so one context can serve a whole experiment.
+those candidates. What it needs besides the candidates lives in a `recdiv.models.context.Context` (the same object
+the metrics use): training interactions (profiles, popularity), the aspect space, the item similarity, novelty
+arrays and a seed. Its cache keeps what several rerankers share (user aspect distributions, novelty arrays), so one
+context can serve a whole experiment.
 """
 
 from __future__ import annotations
@@ -16,14 +17,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from recdiv.aspects.similarity import ItemSimilarity, SetCosine
-from recdiv.aspects.space import AspectSpace
 from recdiv.config import Config
-from recdiv.data.interactions import Interactions
 from recdiv.data.rankings import PAD, Rankings
-from recdiv.data.vocab import Vocab
-from recdiv.diversifiers.novelty import item_novelty
-from recdiv.errors import ConfigError, DataError
+from recdiv.errors import DataError
+from recdiv.models.context import Context
+from recdiv.models.intent import rows_or_uniform
 from recdiv.progress import tick
 
 
@@ -32,60 +30,8 @@ class RerankerConfig(Config):
     are errors, immutable); `lambda` may be written as is."""
 
 
-@dataclass(eq=False)
-class RerankContext:
-    """What rerankers need besides the candidates; every item-indexed array uses the vocabulary `items`.
-
-    train: training interactions (profiles for p(a|u), popularity for novelty); aspects: items × aspects;
-    similarity: item similarity (default set cosine over `aspects`); novelty: optional precomputed item novelty
-    arrays by name ("IUF", "PC", "FD"); seed: for randomised rerankers.
-    """
-
-    train: Interactions | None = None
-    aspects: AspectSpace | None = None
-    similarity: ItemSimilarity | None = None
-    novelty: dict[str, np.ndarray] = field(default_factory=dict)
-    seed: int = 0
-    threads: int = 2  # user blocks reranked in parallel threads
-    _user_dist: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
-
-    def __post_init__(self):
-        if self.train is not None and self.aspects is not None and self.train.items != self.aspects.items:
-            raise ValueError("training data and aspect space use different item vocabularies")
-
-    @property
-    def items(self) -> Vocab | None:
-        if self.aspects is not None:
-            return self.aspects.items
-        return None if self.train is None else self.train.items
-
-    def require_aspects(self, who: str) -> AspectSpace:
-        if self.aspects is None:
-            raise ConfigError(f"{who} needs an aspect space (RerankContext.aspects)")
-        return self.aspects
-
-    def item_similarity(self) -> ItemSimilarity:
-        """The configured similarity, else set cosine over the aspect space (METRICS.md §E.11)."""
-        if self.similarity is None:
-            self.similarity = SetCosine(self.require_aspects("this reranker"))
-        return self.similarity
-
-    def user_distribution(self, weighting: str = "count") -> np.ndarray:
-        """p(a|u) for every training user (cached per weighting), METRICS.md §E.11."""
-        if weighting not in self._user_dist:
-            if self.train is None:
-                raise ConfigError("user aspect distributions need training data (RerankContext.train)")
-            self._user_dist[weighting] = self.require_aspects("p(a|u)").user_distribution(self.train, weighting)
-        return self._user_dist[weighting]
-
-    def item_novelty(self, kind: str) -> np.ndarray:
-        """Item novelty nov_PC / nov_IUF / nov_FD from the training data (METRICS.md §B.5), cached."""
-        if kind not in self.novelty:
-            if self.train is None:
-                raise ConfigError("item novelty needs training data (RerankContext.train)")
-
-            self.novelty[kind] = item_novelty(self.train, kind)
-        return self.novelty[kind]
+#: the context of a reranking is the one `Context` of evaluation and reranking (this name is kept for scripts)
+RerankContext = Context
 
 
 @dataclass(eq=False)
@@ -100,7 +46,7 @@ class CandidateBlock:
     scores: np.ndarray
     valid: np.ndarray
     users: np.ndarray
-    context: RerankContext
+    context: Context
     ids: np.ndarray | None = None  # the candidates' own dense user indices
     cache: dict = field(default_factory=dict, repr=False)
 
@@ -118,11 +64,7 @@ class CandidateBlock:
 
     def user_distribution(self, weighting: str = "count") -> np.ndarray:
         """p(a|u) rows of the block's users; unknown users get the uniform distribution."""
-        dist = self.context.user_distribution(weighting)
-        out = np.full((self.n, dist.shape[1]), 1.0 / max(dist.shape[1], 1))
-        known = self.users >= 0
-        out[known] = dist[self.users[known]]
-        return out
+        return rows_or_uniform(self.context.user_distribution(weighting), self.users)
 
     @cached_property
     def has_profile(self) -> np.ndarray:
@@ -158,8 +100,8 @@ class Reranker(ABC):
         args = ", ".join(f"{k}={v!r}" for k, v in self.config.model_dump(by_alias=True).items())
         return f"{self.NAME}({args})"
 
-    def rerank(self, candidates: Rankings, k: int, context: RerankContext | None = None) -> Rankings:
-        context = context if context is not None else RerankContext()
+    def rerank(self, candidates: Rankings, k: int, context: Context | None = None) -> Rankings:
+        context = context if context is not None else Context()
         if k < 0:
             raise ValueError("k must be non-negative")
         items = _map_items(candidates, context)
@@ -190,7 +132,7 @@ class Reranker(ABC):
         """Chosen candidate positions (n, k), −1 where a user has fewer than k candidates."""
 
 
-def _map_items(candidates: Rankings, context: RerankContext) -> np.ndarray:
+def _map_items(candidates: Rankings, context: Context) -> np.ndarray:
     items = np.asarray(candidates.items, dtype=np.int64)
     vocab = context.items
     if vocab is None or vocab is candidates.item_vocab or vocab == candidates.item_vocab:
@@ -205,7 +147,7 @@ def _map_items(candidates: Rankings, context: RerankContext) -> np.ndarray:
     return out
 
 
-def _map_users(candidates: Rankings, context: RerankContext) -> np.ndarray:
+def _map_users(candidates: Rankings, context: Context) -> np.ndarray:
     users = np.asarray(candidates.users, dtype=np.int64)
     if context.train is None:
         return np.full(len(users), -1, dtype=np.int64)

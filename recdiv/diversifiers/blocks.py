@@ -131,7 +131,7 @@ def similarity_slicer(sim: ItemSimilarity, items: np.ndarray) -> tuple[SimSlicer
     """
     n, N = items.shape
     rows = np.arange(n)
-    if isinstance(sim, (SetCosine, Jaccard)) and sim.features.shape[1] <= 63 and _binary(sim):
+    if isinstance(sim, (SetCosine, Jaccard)) and sim.features.shape[1] <= 63 and sim.binary:
         return _bitmask_slicer(sim, items)
     if isinstance(sim, _FeatureSimilarity):
         block = BlockSparse(sp.csr_matrix(sim.features), items)
@@ -159,13 +159,6 @@ def similarity_slicer(sim: ItemSimilarity, items: np.ndarray) -> tuple[SimSlicer
     return generic, defined
 
 
-def _binary(sim: _FeatureSimilarity) -> bool:
-    if "_binary" not in sim.__dict__:
-        f = sim.features
-        sim.__dict__["_binary"] = bool(((f == 0) | (f == 1)).all())
-    return sim.__dict__["_binary"]
-
-
 class BitmaskSlicer:
     """0/1 features with ≤ 63 columns: |A(i) ∩ A(j)| = popcount(mask_i & mask_j), one numba pass per slice.
 
@@ -173,10 +166,7 @@ class BitmaskSlicer:
     (n, N), cosine (set cosine, else Jaccard); calling it with picked positions (n,) gives the (n, N) slice."""
 
     def __init__(self, sim: _FeatureSimilarity, items: np.ndarray):
-        if "_masks" not in sim.__dict__:
-            bits = np.left_shift(np.int64(1), np.arange(sim.features.shape[1], dtype=np.int64))
-            sim.__dict__["_masks"] = (sim.features.astype(np.int64) * bits).sum(axis=1)
-        masks = sim.__dict__["_masks"]
+        masks = sim.bitmasks
         safe = np.maximum(items, 0)
         self.shape = items.shape
         self.masks = np.where(items >= 0, masks[safe], 0)

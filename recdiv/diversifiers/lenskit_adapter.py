@@ -37,9 +37,9 @@ from recdiv.aspects.space import AspectSpace
 from recdiv.data.lenskit_io import interactions_from_lenskit
 from recdiv.data.rankings import Rankings
 from recdiv.data.vocab import Vocab
-from recdiv.diversifiers.base import RerankContext
 from recdiv.diversifiers.registry import make_reranker
 from recdiv.errors import ConfigError, DataError
+from recdiv.models.context import Context
 
 __all__ = ["DiversifierComponent", "DiversifierComponentConfig", "RecPipelineBuilder", "reindex_space",
            "wire_diversifier"]
@@ -84,7 +84,7 @@ class DiversifierComponent(Component[ItemList], Trainable):
     config: DiversifierComponentConfig
 
     def __init__(self, config: DiversifierComponentConfig | None = None, *, aspects: AspectSpace | None = None,
-                 context: RerankContext | None = None, **kwargs):
+                 context: Context | None = None, **kwargs):
         if aspects is not None:
             if config is not None or "aspect_pairs" in kwargs or "aspects_file" in kwargs:
                 raise ConfigError("give the aspect space once: aspects=, aspects_file or aspect_pairs")
@@ -110,14 +110,14 @@ class DiversifierComponent(Component[ItemList], Trainable):
         train = interactions_from_lenskit(data)
         space = self.aspect_space()
         aspects = None if space is None else reindex_space(space, train.items)
-        self.context = RerankContext(train=train, aspects=aspects, seed=self.config.seed)
+        self.context = Context(train=train, aspects=aspects, seed=self.config.seed)
 
     def is_trained(self) -> bool:
         return self.context is not None
 
     def __call__(self, items: ItemList, query: RecQuery | None = None, n: int | None = None) -> ItemList:
-        ctx = self.context if self.context is not None else RerankContext(aspects=self.aspect_space(),
-                                                                          seed=self.config.seed)
+        ctx = self.context if self.context is not None else Context(aspects=self.aspect_space(),
+                                                                    seed=self.config.seed)
         depth = self.config.candidates
         ids = np.asarray(items.ids())[:depth]
         k = n if n is not None else (self.config.n if self.config.n is not None else len(ids))

@@ -1,54 +1,28 @@
-"""`EvalContext` (what metrics need besides runs and qrels) and `RunView` (a run aligned to the
-evaluated users, with the lookups every metric shares, computed once and cached)."""
+"""`RunView`: a run aligned to the evaluated users, with the lookups every metric shares, computed once.
+
+What metrics need besides runs and qrels is the one `recdiv.models.context.Context` (threshold, population, training
+data, aspects, similarity, previous lists) shared with the rerankers; `EvalContext` is its name here, kept for
+scripts. Views live in the context's cache: `RunView.of(context, rankings, qrels)`.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from functools import cached_property
-from typing import TYPE_CHECKING, Literal
+from typing import Any, TypeVar
 
 import numpy as np
 
-from recdiv.data.qrels import Qrels
+from recdiv.data.qrels import Qrels, is_relevant
 from recdiv.data.rankings import PAD, Rankings
+from recdiv.models.context import Context
 
-if TYPE_CHECKING:
-    from recdiv.aspects.similarity import ItemSimilarity
-    from recdiv.aspects.space import AspectSpace
-    from recdiv.data.interactions import Interactions
+__all__ = ["EvalContext", "RunView"]
 
+T = TypeVar("T")
 
-@dataclass(eq=False)
-class EvalContext:
-    """Evaluation settings and side data (DESIGN.md: EvalContext).
-
-    threshold: relevance threshold τ (relevant ⇔ grade ≥ τ; default 4 on 1–5 ratings).
-    population: "relevant" (users with ≥ 1 relevant test item, default) or "judged" (trec_eval averaging).
-    train: training interactions (popularity, profiles). aspects: the aspect space.
-    similarity: item similarity for distance metrics (default: set cosine over `aspects`).
-    previous: the previous recommendation lists (ESSD). scale: rating scale (min, max) if known.
-    """
-
-    threshold: float = 4.0
-    population: Literal["relevant", "judged"] = "relevant"
-    train: Interactions | None = None
-    aspects: AspectSpace | None = None
-    similarity: ItemSimilarity | None = None
-    previous: Rankings | None = None
-    scale: tuple[float, float] | None = None
-    _views: dict = field(default_factory=dict, repr=False)
-
-    def view(self, rankings: Rankings, qrels: Qrels) -> RunView:
-        """The cached `RunView` of this run against these qrels."""
-        key = (id(rankings), id(qrels))
-        hit = self._views.get(key)
-        if hit is None or hit.rankings is not rankings or hit.qrels is not qrels:
-            hit = RunView(rankings, qrels, self)
-            self._views[key] = hit
-        return hit
-
-    def clear(self) -> None:
-        self._views.clear()
+#: the evaluation context is the one `Context` (this name is kept for scripts)
+EvalContext = Context
 
 
 class RunView:
@@ -58,7 +32,25 @@ class RunView:
     position of the run (k = rankings.k). Use `at(K)` helpers to cut or pad to a cutoff.
     """
 
-    def __init__(self, rankings: Rankings, qrels: Qrels, context: EvalContext):
+    @classmethod
+    def of(cls, context: Context | None, rankings: Rankings, qrels: Qrels) -> RunView:
+        """The view of this run against these qrels under the context's threshold and population, built once and
+        kept in `context.cache` (a fresh context when None)."""
+        context = context if context is not None else Context()
+        key = ("run view", rankings, qrels, float(context.threshold), context.population)
+        return context.cache.get(key, lambda: cls(rankings, qrels, context))
+
+    def key(self, *parts: Any) -> tuple:
+        """The cache key of a value derived from this view (`parts` name it)."""
+        return ("run view", self.rankings, self.qrels, float(self.threshold), self.context.population,
+                float(self.population_threshold), *parts)
+
+    def memo(self, key: Any, build: Callable[[], T]) -> T:
+        """A value derived from this view (shared by several measures), computed once and kept in the context's
+        cache with the view."""
+        return self.context.cache.get(self.key(key), build)
+
+    def __init__(self, rankings: Rankings, qrels: Qrels, context: Context):
         if rankings.item_vocab is not qrels.items and rankings.item_vocab != qrels.items:
             raise ValueError("run and qrels use different item vocabularies")
         if rankings.user_vocab is not qrels.users and rankings.user_vocab != qrels.users:
@@ -67,6 +59,7 @@ class RunView:
         self.qrels = qrels
         self.context = context
         self.threshold = context.threshold
+        self.population_threshold = context.threshold  # the threshold that chose `users` (see at_threshold)
         self.users = qrels.population(context.threshold, context.population)
 
     def at_threshold(self, threshold: float) -> RunView:
@@ -79,6 +72,7 @@ class RunView:
             view = RunView.__new__(RunView)
             view.rankings, view.qrels, view.context = self.rankings, self.qrels, self.context
             view.threshold, view.users = float(threshold), self.users
+            view.population_threshold = self.population_threshold
             view.__dict__["aligned"] = self.aligned
             cache[threshold] = view
         return cache[threshold]
@@ -104,7 +98,7 @@ class RunView:
     @cached_property
     def rel(self) -> np.ndarray:
         """(n, k) bool: ranked item is relevant (grade ≥ τ)."""
-        return self.grades >= self.threshold  # NaN (unjudged, padding) compares False
+        return is_relevant(self.grades, self.threshold)  # unjudged and padding (NaN): not relevant
 
     @cached_property
     def n_rel(self) -> np.ndarray:

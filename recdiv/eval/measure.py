@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from recdiv.errors import ConfigError
-from recdiv.eval.context import EvalContext
+from recdiv.eval.context import EvalContext, RunView
 from recdiv.registry import Registry
 
 if TYPE_CHECKING:
@@ -223,7 +223,7 @@ class PerUserMeasure(Measure):
     KIND = "per-user"
 
     def per_user(self, rankings: Rankings, qrels: Qrels, context: EvalContext | None = None) -> np.ndarray:
-        """Per-user values over the evaluated population (`context.view(...).users` order)."""
+        """Per-user values over the evaluated population (`RunView.of(context, ...).users` order)."""
         context = context or EvalContext()
         self._check_context(context)
         return self.compute(self.run_view(rankings, qrels, context))
@@ -231,7 +231,7 @@ class PerUserMeasure(Measure):
     def run_view(self, rankings: Rankings, qrels: Qrels, context: EvalContext):
         """The `RunView` this measure computes on: the context's (a measure with its own relevance level, `rel=`,
         judges the same users at that level)."""
-        return context.view(rankings, qrels)
+        return RunView.of(context, rankings, qrels)
 
     def compute(self, view) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -275,7 +275,7 @@ class PairwiseMeasure(Measure):
         """Per-user preference of run_x over run_y over the evaluated population (+1: X preferred)."""
         context = context or EvalContext()
         self._check_context(context)
-        vx, vy = context.view(run_x, qrels), context.view(run_y, qrels)
+        vx, vy = RunView.of(context, run_x, qrels), RunView.of(context, run_y, qrels)
         return self._rule(_cut(vx.rel, self.cutoff), _cut(vy.rel, self.cutoff))
 
     def _rule(self, rel_x: np.ndarray, rel_y: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract

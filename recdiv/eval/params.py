@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+from recdiv.aspects.similarity import SIMILARITIES
 from recdiv.errors import ConfigError
 from recdiv.eval.measure import Param
 from recdiv.models.discount import SYNTAX as DISCOUNT_SYNTAX
@@ -16,8 +17,8 @@ from recdiv.models.relevance import parse_relevance
 __all__ = ["DISC", "DIST", "DISTANCES", "IDEAL_TIES", "LEVEL", "POSITION_DISC", "PROFILE_REL", "REDUNDANCY", "REL",
            "UNDEFINED", "USERS", "WEIGHTS"]
 
-#: item distances d = 1 − sim of the distance-based measures
-DISTANCES = ("cosine", "jaccard", "latent-cosine", "pearson")
+#: item distances d = 1 − sim of the distance-based measures: the registered item similarities
+DISTANCES = tuple(SIMILARITIES.names())
 
 
 def _position_only(spec: str) -> None:

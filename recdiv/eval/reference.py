@@ -38,7 +38,7 @@ source of every formula; the section column points to it.
 
 Conventions shared by all accuracy measures (METRICS.md §0):
 
-- relevant ⇔ test grade ≥ τ (`--rel-threshold`, `EvalContext.threshold`, default 4); unjudged items are
+- relevant ⇔ test grade ≥ τ (`--rel-threshold`, `Context.threshold`, default 4); unjudged items are
   non-relevant (bpref and infAP skip them by definition);
 - denominators with |Rel_u| count all relevant test items, retrieved or not; a zero denominator gives 0;
 - the evaluated users are those with ≥ 1 relevant test item (`--population judged`: ≥ 1 judged item, as

@@ -12,17 +12,19 @@ import itertools
 import json
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
+from recdiv.config import Config, key_path
 from recdiv.errors import ConfigError
 
 Scalar = bool | int | float | str
 
 
-class _Config(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class _Config(Config):
+    """The experiment's tables are `recdiv.config.Config`s like every component config: unknown keys are errors,
+    values are not coerced (`n = "30"` is not a number), instances are immutable."""
 
 
 class DatasetConfig(_Config):
@@ -60,8 +62,10 @@ class SelectConfig(_Config):
     validation: float = Field(0.2, gt=0, lt=1, description="fraction of each user's training interactions held out")
 
 
-class RecommenderConfig(_Config):
-    """A baseline recommender (`recdiv.algorithms.registry.make_recommender(name, **params)`), optionally with a
+class RecommenderSpec(_Config):
+    """Which recommender an experiment fits: a name of `recdiv.algorithms.registry.RECOMMENDERS` (or
+    ``module:Class``) and its parameters, validated against that recommender's own typed config
+    (`recdiv.algorithms.base.RecommenderConfig`; `check_component_params`), optionally with a
     hyperparameter grid: without `select` every grid point is a system of its own (label "KNN(k=20)"); with
     `select` one point is chosen per split on a validation split (`SelectConfig`)."""
 
@@ -81,7 +85,7 @@ class RecommenderConfig(_Config):
         return _check_grid(v)
 
     @model_validator(mode="after")
-    def _grid_and_select(self) -> RecommenderConfig:
+    def _grid_and_select(self) -> RecommenderSpec:
         both = set(self.params) & set(self.grid)
         if both:
             raise ValueError(f"`{sorted(both)[0]}` is both in params and in grid")
@@ -127,7 +131,7 @@ def expand_recommender_grids(data: Any) -> Any:
         if not isinstance(r, dict) or not r.get("grid") or r.get("select") is not None:
             out.append(r)
             continue
-        checked = RecommenderConfig.model_validate(r)  # errors name the recommender's own keys
+        checked = RecommenderSpec.model_validate(r)  # errors name the recommender's own keys
         labels = []
         for point in checked.grid_points():
             label = grid_label(checked.key, point)
@@ -274,7 +278,7 @@ class StatisticsConfig(_Config):
 class ReportConfig(_Config):
     """Report contents: trade-off plots (accuracy measure, diversity measure) and the bar-chart intervals."""
 
-    tradeoff: list[tuple[str, str]] = Field(default_factory=list)
+    tradeoff: list[Annotated[tuple[str, str], Field(strict=False)]] = Field(default_factory=list)  # TOML: arrays
     groups: list[str] = Field(default_factory=list, description="user groups: profile-size[:q], popularity[:q], or "
                                                                 "a user<TAB>group file (recdiv.eval.groups)")
     confidence: float = Field(0.95, gt=0, lt=1)
@@ -333,7 +337,7 @@ class ExperimentConfig(_Config):
     seed: int = 0
     output: str | None = Field(None, description="output folder (default: results/<name>)")
     datasets: list[DatasetConfig] = Field(min_length=1)
-    recommenders: list[RecommenderConfig] = Field(min_length=1)
+    recommenders: list[RecommenderSpec] = Field(min_length=1)
     candidates: CandidatesConfig = CandidatesConfig()
     aspects: list[AspectConfig] = Field(default_factory=list)
     diversifiers: list[DiversifierConfig] = Field(default_factory=list)
@@ -409,18 +413,6 @@ def _ref_error(where: str, value: str, what: str, known: set[str]) -> ValueError
     return _RefError(f"{where}: no {what} named {value!r} (known: {names})")
 
 
-def _loc(loc: tuple) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif str(part).startswith(("function-", "tagged-union")):
-            continue
-        else:
-            out += ("." if out else "") + str(part)
-    return out
-
-
 def validate(data: dict[str, Any], source: str = "<experiment>") -> ExperimentConfig:
     """An `ExperimentConfig` from a parsed TOML/JSON mapping; errors name `source` and the key path."""
     try:
@@ -429,7 +421,7 @@ def validate(data: dict[str, Any], source: str = "<experiment>") -> ExperimentCo
         lines = []
         for err in e.errors():
             msg = err["msg"].removeprefix("Value error, ")
-            where = _loc(err["loc"])
+            where = key_path(err["loc"])
             if err["type"] == "extra_forbidden":
                 msg = "unknown key"
             elif err["type"] == "missing":
@@ -454,3 +446,94 @@ def load_experiment(path: str | Path) -> ExperimentConfig:
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from None
     return validate(data, str(path))
+
+
+# typed validation of the components an experiment names -----------------------------------------------------
+def _component_errors(cls, params: dict[str, Any], where: str, grid_keys=()) -> ConfigError | None:
+    """The problems of `params` against the component config `cls` as one ConfigError naming each key path
+    (`where.params.k`, or `where.grid.k` for a grid key); None when they validate."""
+    try:
+        cls.model_validate(params)
+    except ValidationError as e:
+        lines = []
+        for err in e.errors():
+            key = str(err["loc"][0]) if err["loc"] else ""
+            path = f"{where}.{'grid' if key in grid_keys else 'params'}.{key}" if key else where
+            msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"].removeprefix("Value error, ")
+            lines.append(f"{path}: {msg}")
+        return ConfigError("; ".join(lines))
+    return None
+
+
+def check_component_params(config: ExperimentConfig) -> None:
+    """Every recommender and reranker the experiment names exists (any spelling, ``module:Class``, entry points)
+    and every parameter setting (each grid point) validates against the component's typed config; latent aspect
+    spaces come from models that declare the capability (`item-factors` or `topics`) and their options validate
+    against the aspect-space kind's config (`recdiv.aspects.kinds`). Errors name the key path, e.g.
+    ``diversifiers[0].params.lambda: Input should be less than or equal to 1``."""
+    # deferred: the registries import the recommenders (LensKit, torch) and rerankers (numba)
+    from recdiv.algorithms.registry import RECOMMENDERS
+    from recdiv.diversifiers.registry import RERANKERS
+
+    def entry(registry, name: str, where: str):
+        try:
+            return registry.entry(name)
+        except ConfigError as e:
+            raise ConfigError(f"{where}.name: {e}") from None
+
+    for i, r in enumerate(config.recommenders):
+        cls = entry(RECOMMENDERS, r.name, f"recommenders[{i}]").obj
+        for point in r.grid_points():
+            err = _component_errors(cls.Config, {**r.params, **point}, f"recommenders[{i}]", r.grid)
+            if err:
+                raise err
+    recs = {r.key: r for r in config.recommenders}
+    for i, a in enumerate(config.aspects):
+        if a.kind == "latent":
+            source = a.model or recs[a.recommender].name
+            e = entry(RECOMMENDERS, source, f"aspects[{i}]" + (".model" if a.model else ".recommender"))
+            if a.model is not None:
+                err = _component_errors(e.obj.Config, dict(a.params), f"aspects[{i}]")
+                if err:
+                    raise err
+            kind = latent_kind(e.capabilities)
+            if kind is None:
+                providers = RECOMMENDERS.with_capability("item-factors") + RECOMMENDERS.with_capability("topics")
+                raise ConfigError(f"aspects[{i}]: {source!r} has no latent factors or topics (latent aspects come "
+                                  f"from recommenders with item-factors or topics: {', '.join(providers)})")
+            if kind == "factors" and a.l is None:
+                raise ConfigError(f"aspects[{i}].l: MF factor aspects need `l` (dominant factors per item)")
+            space_config(a, kind, f"aspects[{i}]")
+        else:
+            space_config(a, "explicit", f"aspects[{i}]")
+    for i, d in enumerate(config.diversifiers):
+        cls = entry(RERANKERS, d.name, f"diversifiers[{i}]").obj
+        for point in d.grid_points():
+            err = _component_errors(cls.Config, {**d.params, **point}, f"diversifiers[{i}]", d.grid)
+            if err:
+                raise err
+
+
+def latent_kind(capabilities) -> str | None:
+    """The kind of latent aspect space a model's capabilities give: "topics", "factors" or None."""
+    return "topics" if "topics" in capabilities else "factors" if "item-factors" in capabilities else None
+
+
+def space_config(a: AspectConfig, kind: str, where: str = "aspects"):
+    """The typed config of aspect space `a` as kind `kind` (`recdiv.aspects.kinds.ASPECT_SPACES`): explicit →
+    attribute + options; factors → l + options; topics → l (topics kept per item) + options."""
+    from recdiv.aspects.kinds import ASPECT_SPACES  # deferred with the other components
+
+    cls = ASPECT_SPACES.get(kind)
+    base = {"explicit": {"attribute": a.attribute}, "factors": {"l": a.l}, "topics": {"top": a.l}}[kind]
+    data = {**{k: v for k, v in base.items() if v is not None}, **a.options}
+    try:
+        return cls.model_validate(data)
+    except ValidationError as e:
+        lines = []
+        for err in e.errors():
+            key = str(err["loc"][0]) if err["loc"] else ""
+            path = f"{where}.options.{key}" if key in a.options else f"{where}.{'l' if key in ('l', 'top') else key}"
+            msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"].removeprefix("Value error, ")
+            lines.append(f"{path}: {msg}")
+        raise ConfigError("; ".join(lines)) from None

@@ -32,18 +32,17 @@ import pandas as pd
 
 from recdiv.errors import ConfigError, RecdivError
 from recdiv.experiment.cache import Store, hash_config, write_frame, write_json
-from recdiv.experiment.config import ExperimentConfig, RecommenderConfig, fmt_param
+from recdiv.experiment.config import ExperimentConfig, RecommenderSpec, check_component_params, fmt_param
 from recdiv.experiment.selection import selected_params
 from recdiv.experiment.stages import (
-    FACTOR_MODELS,
     SYSTEM_LEVEL_USER,
-    TOPIC_MODELS,
     Env,
     ModelPlan,
     SystemPlan,
     aspect_key,
     build_explicit_space,
     component,
+    component_source,
     load_data,
     load_split,
     recommender_params,
@@ -102,31 +101,14 @@ def check_components(config: ExperimentConfig) -> None:
     """Import every component the experiment names and validate every parameter setting before any work."""
     component("recdiv.data.load", "loading datasets")
     component("recdiv.data.splits", "splitting datasets")
-    algos = component("recdiv.algorithms.registry", "the recommenders")
+    component("recdiv.algorithms.registry", "the recommenders")
+    component("recdiv.aspects.kinds", "the aspect spaces")
+    if config.diversifiers:
+        component("recdiv.diversifiers.registry", "the diversifiers")
+    check_component_params(config)  # names, typed parameters, capabilities, aspect-space options
     for i, r in enumerate(config.recommenders):
-        for point in r.grid_points():  # one empty point without a grid
-            _validated(lambda r=r, p=point: algos.make_recommender(r.name, **{**r.params, **p}), f"recommenders[{i}]")
         if r.select is not None:
             _validated(lambda r=r: ev_parse(r.select.measure), f"recommenders[{i}].select.measure")
-    recs = {r.key: r for r in config.recommenders}
-    for i, a in enumerate(config.aspects):
-        if a.kind == "explicit":
-            component("recdiv.aspects.build", f"aspects[{i}] (explicit aspect space)")
-        else:
-            component("recdiv.aspects.latent", f"aspects[{i}] (latent aspect space)")
-            source = a.model or recs[a.recommender].name
-            if source not in FACTOR_MODELS + TOPIC_MODELS:
-                raise ConfigError(f"aspects[{i}]: {source!r} has no latent factors or topics (latent aspects come "
-                                  f"from {', '.join(FACTOR_MODELS + TOPIC_MODELS)})")
-            if source in FACTOR_MODELS and a.l is None:
-                raise ConfigError(f"aspects[{i}].l: MF factor aspects need `l` (dominant factors per item)")
-            if a.model is not None and a.model != "lda":
-                _validated(lambda a=a: algos.make_recommender(a.model, **a.params), f"aspects[{i}].params")
-    if config.diversifiers:
-        div = component("recdiv.diversifiers.registry", "the diversifiers")
-        for i, d in enumerate(config.diversifiers):
-            for point in d.grid_points():
-                _validated(lambda d=d, p=point: div.make_reranker(d.name, **{**d.params, **p}), f"diversifiers[{i}]")
     ev = component("recdiv.eval", "the metrics")
     for i, m in enumerate(config.metrics.measures):
         _validated(lambda m=m: ev.parse_measure(m), f"metrics.measures[{i}]")
@@ -156,10 +138,10 @@ def plan_models(config: ExperimentConfig, sfp: str, selected: dict[str, dict[str
     by_fit: dict[str, dict[str, Any]] = {}
     selected = selected or {}
 
-    def add(r: RecommenderConfig) -> str:
+    def add(r: RecommenderSpec) -> str:
         given = {**r.params, **selected.get(r.key, {})}
-        params = dict(given) if r.name == "lda" else recommender_params(r.name, given, config.seed)
-        key = hash_config("fit", sfp, r.name, params, config.seed)
+        params = recommender_params(r.name, given, config.seed)
+        key = hash_config("fit", sfp, r.name, params, config.seed, component_source("recommender", r.name))
         by_fit.setdefault(key, {"name": r.name, "params": params, "recommender": None, "latent": []})
         return key
 
@@ -169,7 +151,7 @@ def plan_models(config: ExperimentConfig, sfp: str, selected: dict[str, dict[str
     recs = {r.key: r for r in config.recommenders}
     for a in config.aspects:
         if a.kind == "latent":
-            src = recs[a.recommender] if a.recommender else RecommenderConfig(name=a.model, params=a.params)
+            src = recs[a.recommender] if a.recommender else RecommenderSpec(name=a.model, params=a.params)
             key = add(src)
             by_fit[key]["latent"].append((a.name, aspect_key(a, "", key)))
     out = []
@@ -219,7 +201,8 @@ def plan_split(config: ExperimentConfig, systems: list[System], env_base: dict[s
         if s.diversifier is None:
             ranking_key = hash_config("baseline", ck, k)
         else:
-            ranking_key = hash_config("rerank", ck, rkey, s.reranker, dict(s.params), k, config.seed, sfp)
+            ranking_key = hash_config("rerank", ck, rkey, s.reranker, dict(s.params), k, config.seed, sfp,
+                                      component_source("reranker", s.reranker))
         deps = tuple(sorted({model_of_rec[s.recommender], *rdeps, *eval_deps}))
         plan = SystemPlan(s, ck, ranking_key, rkey, hash_config("scores", ranking_key, ctx_key), eval_key,
                           tuple(config.metrics.measures))

@@ -17,10 +17,10 @@ import pandas as pd
 
 from recdiv.errors import ConfigError
 from recdiv.experiment.cache import Store, hash_config
-from recdiv.experiment.config import ExperimentConfig, RecommenderConfig
+from recdiv.experiment.config import ExperimentConfig, RecommenderSpec
 
 
-def search(config: ExperimentConfig, di: int, spec: str, rec: RecommenderConfig, store: Store) -> pd.DataFrame:
+def search(config: ExperimentConfig, di: int, spec: str, rec: RecommenderSpec, store: Store) -> pd.DataFrame:
     """One row per grid point: params (JSON), value of select.measure on the validation split, chosen (bool)."""
     from recdiv.experiment.stages import load_split, recommender_params
 

@@ -19,7 +19,7 @@ import scipy.sparse as sp
 
 from recdiv.errors import ConfigError
 from recdiv.experiment.cache import ArrayHasher, Store, fingerprint_interactions, hash_config
-from recdiv.experiment.config import AspectConfig, ExperimentConfig
+from recdiv.experiment.config import AspectConfig, ExperimentConfig, latent_kind, space_config
 
 if TYPE_CHECKING:
     from recdiv.experiment.runner import System
@@ -153,13 +153,10 @@ def run_model_task(env: Env, plan: ModelPlan) -> Counter:
         return stats
     split, _ = load_split(config, env.dataset, env.split)
     dataset, _ = load_data(config, env.dataset)
-    if plan.name == "lda":  # a topic model fitted for its aspects only (not a recommender)
-        model = None
-    else:
-        algos = component("recdiv.algorithms.registry", "the recommenders")
-        model = algos.make_recommender(plan.name, **dict(plan.params))
-        model.fit(split.train, **_side_information(model, dataset))
-        stats["fit"] += 1
+    algos = component("recdiv.algorithms.registry", "the recommenders")
+    model = algos.make_recommender(plan.name, **dict(plan.params))
+    model.fit(split.train, **_side_information(model, dataset))
+    stats["fit"] += 1
     if need_cand:
         qrels = _qrels(split)
         users = qrels.population(config.metrics.threshold, config.metrics.population)
@@ -194,43 +191,35 @@ def _qrels(split):
 # aspect spaces ------------------------------------------------------------------------------------------------
 def build_explicit_space(cfg: AspectConfig, dataset):
     """An explicit aspect space from a dataset attribute (`recdiv.aspects.build.space_from_attribute`)."""
-    build = component("recdiv.aspects.build", "explicit aspect spaces")
-    try:
-        return build.space_from_attribute(dataset, cfg.attribute, name=cfg.name, **cfg.options)
-    except TypeError as e:
-        raise ConfigError(f"aspect space {cfg.name!r}: bad option ({e})") from None
-
-
-FACTOR_MODELS = ("mf-als", "pure-svd", "wrmf", "bpr")  # expose `item_factors`
-TOPIC_MODELS = ("plsa", "lda")  # pLSA exposes `user_topics`/`item_topics`; LDA is fitted for its aspects
+    return space_config(cfg, "explicit", f"aspect space {cfg.name!r}").build(dataset, name=cfg.name)
 
 
 def build_latent_space(cfg: AspectConfig, model, split, params: dict[str, Any], seed: int):
-    """(space, item features) from a fitted model (thesis §3.6.2; `recdiv.aspects.latent`).
-
-    MF models: A(i) = the `l` dominant factors of q_i; features = Q (for latent cosine). pLSA / LDA: aspects are
-    topics with weights p(z|i) (`l` = number of topics kept per item, default all); features = p(z|i).
-    """
-    latent = component("recdiv.aspects.latent", "latent aspect spaces")
+    """(space, item features) from a fitted model (thesis §3.6.2; `recdiv.aspects.kinds`), by what the model
+    declares it provides (`CAPABILITIES`): topics (pLSA, LDA) — aspects are topics with weights p(z|i) (`l` =
+    topics kept per item, default all), features = p(z|i); item-factors (MF) — A(i) = the `l` dominant factors of
+    q_i, features = Q (for latent cosine)."""
+    kind = latent_kind(getattr(type(model), "CAPABILITIES", ()))
+    where = f"aspect space {cfg.name!r}"
     items = split.train.items
-    opts = dict(cfg.options)
-    try:
-        if model is None:  # LDA
-            space, _ = latent.lda_space(split.train, top=cfg.l, name=cfg.name, **{"seed": seed, **params}, **opts)
-        elif hasattr(model, "item_topics"):
-            space, _ = latent.plsa_space(model.user_topics, model.item_topics, items, top=cfg.l, name=cfg.name,
-                                         **opts)
-        elif hasattr(model, "item_factors"):
-            if cfg.l is None:
-                raise ConfigError(f"aspect space {cfg.name!r}: MF factor aspects need `l` (dominant factors per item)")
-            q = np.asarray(model.item_factors, dtype=np.float64)
-            return latent.factor_space(q, cfg.l, items, name=cfg.name, **opts), q
-        else:
-            raise ConfigError(f"aspect space {cfg.name!r}: recommender {model.name!r} has no latent factors or topics "
-                              f"(use one of {', '.join(FACTOR_MODELS + TOPIC_MODELS)})")
-    except TypeError as e:
-        raise ConfigError(f"aspect space {cfg.name!r}: bad option ({e})") from None
-    return space, np.asarray(space.membership.todense(), dtype=np.float64)
+    if kind == "topics":
+        space = space_config(cfg, kind, where).build(model.user_topics, model.item_topics, items, name=cfg.name)
+        return space, np.asarray(space.membership.todense(), dtype=np.float64)
+    if kind == "factors":
+        if cfg.l is None:
+            raise ConfigError(f"{where}: MF factor aspects need `l` (dominant factors per item)")
+        q = np.asarray(model.item_factors, dtype=np.float64)
+        return space_config(cfg, kind, where).build(q, items, name=cfg.name), q
+    raise ConfigError(f"{where}: recommender {model.name!r} declares no item factors or topics")
+
+
+def component_source(kind: str, name: str) -> str:
+    """The source fingerprint (`recdiv.registry.source_fingerprint`) of a recommender or reranker, part of its
+    cache keys: `--resume` recomputes a component whose code changed (#16.9)."""
+    registry = (component("recdiv.algorithms.registry", "the recommenders").RECOMMENDERS if kind == "recommender"
+                else component("recdiv.diversifiers.registry", "the diversifiers").RERANKERS)
+    fingerprint = component("recdiv.registry", "the registry").source_fingerprint
+    return fingerprint(registry.get(name))
 
 
 def save_space(store: Store, key: str, space, factors: np.ndarray | None) -> None:
@@ -380,8 +369,8 @@ def evaluate_ranking(env: Env, plan: SystemPlan, ranking, split, measures: list[
                 parts.append(pd.DataFrame({"measure": [text], "user": [SYSTEM_LEVEL_USER], "value": [value]}))
             else:
                 values = np.asarray(m.per_user(ranking, qrels, ctx), dtype=np.float64)
-                users = qrels.users.id_of(ctx.view(ranking, qrels).users)
+                users = qrels.users.id_of(ev.RunView.of(ctx, ranking, qrels).users)
                 parts.append(pd.DataFrame({"measure": text, "user": np.asarray(users).astype(str), "value": values}))
     finally:
-        ctx.clear()  # views hold the ranking; the context's other caches (ideals, ...) stay for the next system
+        ctx.cache.forget(ranking)  # what derives from this ranking; ideals and tables stay for the next system
     return pd.concat(parts, ignore_index=True)

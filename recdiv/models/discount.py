@@ -1,18 +1,24 @@
-"""Rank discount models disc(k) of the Vargas & Castells framework (METRICS.md §B.2; thesis §4.4).
+"""Rank discount models disc(k): one vocabulary for every measure that discounts by rank (METRICS.md §B.2,
+§A.4, §A.11; thesis §4.4).
 
 disc(k) is the probability that the user sees the item at 1-based position k. The same objects serve the
-novelty/diversity metrics (`recdiv.eval.metrics.novelty`), the exposure metrics and the rerankers.
-
-Spec strings (usable inside measure names, where parentheses are not allowed):
+accuracy metrics (nDCG, DCG), the novelty/diversity metrics, the intent-aware metrics and the exposure metrics,
+so that every measure with a ``disc`` parameter accepts the same specs (usable inside measure names, where
+parentheses are not allowed):
 
 | spec | disc(k) |
 |---|---|
 | ``none`` | 1 |
-| ``log`` | 1 / log2(k + 1) |
-| ``exp0.85`` (also ``exp(0.85)``) | p^(k−1), 0 < p ≤ 1 |
+| ``log`` | 1 / log2(k + 1) (nDCG, trec_eval) |
+| ``jk`` / ``jk3`` (also ``jk(3)``) | 1 for k ≤ b, else 1 / log_b(k) (Järvelin & Kekäläinen 2002; b = 2 by default) |
 | ``recip`` | 1 / k |
+| ``exp0.85`` (also ``exp(0.85)``) | p^(k−1), 0 < p ≤ 1 (RBP's patience) |
+| ``halflife5`` (also ``halflife(5)``) | 2^(−(k−1)/(α−1)), α > 1 (Breese's half-life) |
 | ``cascade`` | Π_{l<k} (1 − p(rel | i_l, u)) |
 | ``cascade0.9`` (also ``cascade(0.9)``) | p0^(k−1) · Π_{l<k} (1 − p(rel | i_l, u)) |
+
+Models defined as a division by a rank function (log, jk, half-life) also give those divisors (`divisors`):
+the accuracy metrics divide by them, as trec_eval does, so that nDCG stays trec_eval-exact.
 
 disc(k) = 0 beyond the list length n' = min(K, n). The relative discount used by EILD is
 disc(l | k) = disc(max(1, l − k)) (thesis eq. 4.16). For the cascade models, which depend on the list, recdiv
@@ -23,7 +29,6 @@ p0^(l−k−1) · Π_{k<m<l} (1 − p(rel | i_m, u)) for l > k (l = k + 1 gives 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 import numpy as np
 
@@ -33,6 +38,8 @@ __all__ = [
     "Cascade",
     "Discount",
     "ExponentialDiscount",
+    "HalfLifeDiscount",
+    "JKDiscount",
     "LogDiscount",
     "NoDiscount",
     "ReciprocalDiscount",
@@ -57,13 +64,21 @@ class Discount:
         """(k,) vector disc(1), …, disc(k)."""
         return self.at(np.arange(1, k + 1))
 
+    def divisors(self, k: int) -> np.ndarray | None:
+        """(k,) vector 1/disc(1), …, 1/disc(k) for models defined as a division (log, jk, half-life), computed as
+        the division's own rank function; None for the others (use `positions`)."""
+        return None
+
     def weights(self, valid: np.ndarray, prel: np.ndarray | None = None) -> np.ndarray:
         """(n, K) disc(k) of every position of every list, 0 at padding (`valid` False)."""
         return self.positions(valid.shape[1])[None, :] * valid
 
     def relative(self, valid: np.ndarray, prel: np.ndarray | None = None) -> np.ndarray:
         """disc(l | k) = disc(max(1, l − k)) with a zero diagonal: (K, K) for position-only models."""
-        return _relative_matrix(self, valid.shape[1])
+        pos = np.arange(valid.shape[1])
+        out = self.at(np.maximum(1, pos[None, :] - pos[:, None]))
+        np.fill_diagonal(out, 0.0)
+        return out
 
     def _at(self, k: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -81,21 +96,6 @@ class Discount:
         return hash(("discount", self.spec))
 
 
-@lru_cache(maxsize=64)
-def _relative_cached(spec: str, k: int) -> np.ndarray:
-    d = parse_discount(spec)
-    pos = np.arange(k)
-    diff = np.maximum(1, pos[None, :] - pos[:, None])
-    out = d.at(diff)
-    np.fill_diagonal(out, 0.0)
-    out.setflags(write=False)
-    return out
-
-
-def _relative_matrix(d: Discount, k: int) -> np.ndarray:
-    return _relative_cached(d.spec, k)
-
-
 class NoDiscount(Discount):
     """disc(k) = 1: the user browses the whole list (thesis Table 6 column “1”)."""
 
@@ -106,12 +106,55 @@ class NoDiscount(Discount):
 
 
 class LogDiscount(Discount):
-    """disc(k) = 1 / log2(k + 1), as in nDCG (thesis Table 4)."""
+    """disc(k) = 1 / log2(k + 1), as in nDCG (thesis Table 4; trec_eval divides by log2(k + 1))."""
 
     spec = "log"
 
     def _at(self, k):
         return 1.0 / np.log2(k + 1.0)
+
+    def divisors(self, k):
+        return np.log2(np.arange(1, k + 1, dtype=np.float64) + 1.0)
+
+
+class JKDiscount(Discount):
+    """disc(k) = 1 for k ≤ b, else 1 / log_b(k): Järvelin & Kekäläinen's original DCG discount (b = 2: the
+    lecture convention), computed as the division by log(k) / log(b)."""
+
+    def __init__(self, b: float = 2.0):
+        if not b > 1.0:
+            raise ConfigError(f"jk discount needs a log base b > 1, got {b!r}")
+        self.b = float(b)
+        self.spec = "jk" if self.b == 2.0 else f"jk{_num(self.b)}"
+
+    def _at(self, k):
+        return 1.0 / self._divisor(k)
+
+    def _divisor(self, k):
+        return np.where(k <= self.b, 1.0, np.log(np.maximum(k, 1.0)) / np.log(self.b))
+
+    def divisors(self, k):
+        return self._divisor(np.arange(1, k + 1, dtype=np.float64))
+
+
+class HalfLifeDiscount(Discount):
+    """disc(k) = 2^(−(k−1)/(α−1)): the chance of viewing rank k halves every α − 1 ranks (Breese, Heckerman &
+    Kadie 1998; α = the half-life rank), computed as the division by 2^((k−1)/(α−1))."""
+
+    def __init__(self, alpha: float):
+        if not alpha > 1.0:
+            raise ConfigError(f"half-life discount needs a half-life rank α > 1, got {alpha!r}")
+        self.alpha = float(alpha)
+        self.spec = f"halflife{_num(self.alpha)}"
+
+    def _at(self, k):
+        return 1.0 / self._divisor(k)
+
+    def _divisor(self, k):
+        return np.exp2((k - 1.0) / (self.alpha - 1.0))
+
+    def divisors(self, k):
+        return self._divisor(np.arange(1, k + 1, dtype=np.float64))
 
 
 class ReciprocalDiscount(Discount):
@@ -182,9 +225,10 @@ def _num(x: float) -> str:
     return repr(float(x)).rstrip("0").rstrip(".") if not float(x).is_integer() else str(int(x))
 
 
-_PARAM = re.compile(r"^(exp|cascade)\s*(?:\(\s*([^()]*?)\s*\)|([0-9.eE+\-]+))?$")
+_PARAM = re.compile(r"^(exp|cascade|jk|halflife)\s*(?:\(\s*([^()]*?)\s*\)|([0-9.eE+\-]+))?$")
 _SIMPLE = {"none": NoDiscount, "log": LogDiscount, "recip": ReciprocalDiscount}
-SYNTAX = "none, log, recip, exp<p> (e.g. exp0.85), cascade or cascade<p0> (e.g. cascade0.9)"
+SYNTAX = ("none, log, jk or jk<b>, recip, exp<p> (e.g. exp0.85), halflife<α> (e.g. halflife5), cascade or "
+          "cascade<p0> (e.g. cascade0.9)")
 
 
 def parse_discount(spec: str | Discount) -> Discount:
@@ -202,6 +246,12 @@ def parse_discount(spec: str | Discount) -> Discount:
         if not arg:
             raise ConfigError(f"discount {spec!r} needs its patience p, e.g. exp0.85")
         return ExponentialDiscount(_float(spec, arg))
+    if m[1] == "halflife":
+        if not arg:
+            raise ConfigError(f"discount {spec!r} needs its half-life rank α, e.g. halflife5")
+        return HalfLifeDiscount(_float(spec, arg))
+    if m[1] == "jk":
+        return JKDiscount(2.0 if not arg else _float(spec, arg))
     return Cascade(1.0 if not arg else _float(spec, arg))
 
 

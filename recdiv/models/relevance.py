@@ -22,6 +22,7 @@ import re
 
 import numpy as np
 
+from recdiv.data.qrels import is_relevant
 from recdiv.errors import ConfigError
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "NoRelevance",
     "RelevanceModel",
     "Unnormalised",
+    "is_relevant",
     "parse_relevance",
 ]
 
@@ -76,7 +78,7 @@ class Binary(RelevanceModel):
     spec = "binary"
 
     def probability(self, grades, threshold, max_grade):
-        return (np.nan_to_num(grades, nan=-np.inf) >= threshold).astype(np.float64)
+        return is_relevant(grades, threshold).astype(np.float64)
 
 
 class Graded(RelevanceModel):
@@ -119,7 +121,7 @@ class Background(RelevanceModel):
 
     def probability(self, grades, threshold, max_grade):
         grades = np.asarray(grades, dtype=np.float64)
-        return np.where(np.isnan(grades), self.b, (np.nan_to_num(grades) >= threshold).astype(np.float64))
+        return np.where(np.isnan(grades), self.b, is_relevant(grades, threshold).astype(np.float64))
 
 
 def _num(x: float) -> str:

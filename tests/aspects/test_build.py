@@ -10,6 +10,7 @@ from recdiv.aspects.build import genre_space, space_from_attribute, tag_space
 from recdiv.data.interactions import Attribute, Dataset, Interactions
 from recdiv.data.vocab import Vocab
 from recdiv.errors import ConfigError
+from recdiv.models.intent import user_aspect_distribution
 
 
 def _tag_dataset() -> Dataset:
@@ -47,7 +48,7 @@ def test_ml100k_genres(ml100k_dir):
     s = genre_space(ds)
     assert s.n_aspects == 19 and len(s.items) == 1682
     assert s.membership.nnz == 2893  # genre flags in u.item
-    p = s.user_distribution(ds.interactions)
+    p = user_aspect_distribution(s, ds.interactions)
     np.testing.assert_allclose(p.sum(axis=1), 1.0)
 
 

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from recdiv.models.intent import user_aspect_distribution
 from tests.diversifiers.example_e import example_e
 
 
 def test_user_distributions_example_c():
     _, ctx = example_e()
     space, train = ctx.aspects, ctx.train
-    np.testing.assert_allclose(space.user_distribution(train, "count")[0], [0.5, 0.25, 0.25])
-    np.testing.assert_allclose(space.user_distribution(train, "rating")[0], [0.6, 4 / 15, 2 / 15])
-    np.testing.assert_allclose(space.user_distribution(train, "fractional")[0], [0.5, 1 / 6, 1 / 3])
+    np.testing.assert_allclose(user_aspect_distribution(space, train, "count")[0], [0.5, 0.25, 0.25])
+    np.testing.assert_allclose(user_aspect_distribution(space, train, "rating")[0], [0.6, 4 / 15, 2 / 15])
+    np.testing.assert_allclose(user_aspect_distribution(space, train, "fractional")[0], [0.5, 1 / 6, 1 / 3])
 
 
 def test_fractional_divides_by_profile_size():
@@ -26,4 +27,4 @@ def test_fractional_divides_by_profile_size():
     items = Vocab(["x", "y"])
     space = AspectSpace.from_frame(pd.DataFrame({"item": ["x"], "aspect": ["A"]}), items)
     train = Interactions.from_frame(pd.DataFrame({"user": [1, 1], "item": ["x", "y"]}), items=items)
-    np.testing.assert_allclose(space.user_distribution(train, "fractional")[0], [0.5])
+    np.testing.assert_allclose(user_aspect_distribution(space, train, "fractional")[0], [0.5])

@@ -17,8 +17,9 @@ from recdiv import ConfigError, DataError
 from recdiv.cli import main
 from recdiv.data import fetch as fetch_mod
 from recdiv.data.load import detect_format, load_dataset
-from recdiv.data.stats import dataset_stats, gini
+from recdiv.data.stats import dataset_stats
 from recdiv.data.synthetic import generate
+from recdiv.models.concentration import gini
 
 
 def test_gini_worked_example():

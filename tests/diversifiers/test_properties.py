@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from recdiv.diversifiers import RERANKERS, make_reranker
 from recdiv.errors import ConfigError
+from recdiv.models.intent import item_aspect_distribution
 from tests.diversifiers.random_instance import random_instance
 
 SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -63,7 +64,7 @@ def test_ia_select_gain_is_increment_of_coverage(seed):
     rr.objective = spy
     out = rr.rerank(cands, 6, ctx)
     space = ctx.aspects
-    pai = space.item_distribution().toarray()
+    pai = item_aspect_distribution(space).toarray()
     pu_all = ctx.user_distribution("count")
     for r in range(len(cands)):
         v = cands.items[r] >= 0

@@ -132,3 +132,23 @@ def test_system_level_measure_has_no_per_user_values():
 def test_bad_parameters_are_config_errors(bad):
     with pytest.raises(ConfigError):
         parse_measure(bad)
+
+
+def test_dcg_takes_every_position_discount():
+    """One discount vocabulary (recdiv.models.discount): nDCG(disc=exp0.85), recip, halflife, jk<b>; Example A
+    (x, a, c, b, y) with gain=rating, ideal a5 b4 e4 c3 d2."""
+    run, qrels = example_a()
+    gains, ideal = np.array([0, 5, 3, 4, 0.0]), np.array([5, 4, 4, 3, 2.0])
+    k = np.arange(1, 6, dtype=float)
+    for spec, disc in [("exp0.85", 0.85 ** (k - 1)), ("recip", 1 / k), ("halflife5", 2 ** (-(k - 1) / 4)),
+                       ("none", np.ones(5)), ("log", 1 / np.log2(k + 1)),
+                       ("jk3", np.where(k <= 3, 1, np.log(3) / np.log(np.maximum(k, 2))))]:
+        want = (gains * disc).sum() / (ideal * disc).sum()
+        assert parse_measure(f"nDCG(disc={spec})@5").value(run, qrels) == pytest.approx(want, rel=1e-14), spec
+        assert parse_measure(f"DCG(disc={spec})@5").value(run, qrels) == pytest.approx((gains * disc).sum(), 1e-14)
+    assert parse_measure("nDCG(disc=jk,b=3)@5") == parse_measure("nDCG(disc=jk,b=3)@5")
+    assert parse_measure("nDCG(disc=jk,b=3)@5").value(run, qrels) == parse_measure("nDCG(disc=jk3)@5").value(run, qrels)
+    with pytest.raises(ConfigError, match="depends on relevance"):
+        parse_measure("nDCG(disc=cascade)@5")
+    with pytest.raises(ConfigError, match="b is the log base of disc=jk"):
+        parse_measure("nDCG(disc=exp0.85,b=3)")

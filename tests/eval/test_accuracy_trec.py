@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from recdiv.eval import EvalContext, parse_measure
+from recdiv.eval.context import RunView
 from tests.eval._acc_helpers import build
 
 ITEMS = ["a", "b", "B", "c1", "c10", "c2", "d", "e", "f", "g", "h9"]
@@ -65,7 +66,7 @@ def test_matches_trec_eval(case, population):
     qrels, run, threshold = case
     r, q = build(qrels, run)
     ctx = EvalContext(threshold=threshold, population=population)
-    users = q.users.id_of(ctx.view(r, q).users)
+    users = q.users.id_of(RunView.of(ctx, r, q).users)
     expected_users = [u for u, d in qrels.items()
                       if population == "judged" or any(g >= threshold for g in d.values())]
     assert sorted(users) == sorted(expected_users)
@@ -80,7 +81,7 @@ def test_binary_ndcg_matches_trec_eval_on_binarised_qrels(case):
     qrels, run, threshold = case
     r, q = build(qrels, run)
     ctx = EvalContext(threshold=threshold, population="judged")
-    users = q.users.id_of(ctx.view(r, q).users)
+    users = q.users.id_of(RunView.of(ctx, r, q).users)
     binary = {u: {i: int(g >= threshold) for i, g in d.items()} for u, d in qrels.items()}
     trec = _trec(binary, run, 1, {"ndcg", "ndcg_cut.1,3,5,20"})
     _compare(parse_measure("nDCG(gain=binary)").per_user(r, q, ctx), users, trec, "ndcg")

@@ -15,8 +15,9 @@ from recdiv.data.rankings import Rankings
 from recdiv.data.vocab import Vocab
 from recdiv.errors import ConfigError
 from recdiv.eval.catalog import parse_measure
-from recdiv.eval.context import EvalContext
-from recdiv.eval.metrics.exposure import exposure_counts, gini
+from recdiv.eval.context import EvalContext, RunView
+from recdiv.eval.metrics.exposure import exposure_counts
+from recdiv.models.concentration import gini
 
 
 @pytest.fixture()
@@ -45,7 +46,7 @@ def test_worked_example(example, name, expected):
 
 def test_discounted_counts(example):
     run, qrels = example
-    view = EvalContext().view(run, qrels)
+    view = RunView.of(EvalContext(), run, qrels)
     np.testing.assert_allclose(exposure_counts(view.items, 5, "log"), [3, 2 / math.log2(3), 1 / math.log2(3), 0, 0])
     p = np.array([3, 2 / math.log2(3), 1 / math.log2(3)])
     p /= p.sum()

@@ -10,6 +10,7 @@ from recdiv.aspects import AspectSpace
 from recdiv.data import Interactions, Qrels, Rankings, Vocab
 from recdiv.errors import ConfigError
 from recdiv.eval import EvalContext, parse_measure
+from recdiv.eval.context import RunView
 
 
 def build_case(qrels_rows, run_rows, aspect_rows, train_rows=None, scale=(1.0, 5.0), threshold=4.0):
@@ -141,7 +142,7 @@ def test_ideal_ties_option():
     assert hi > 0 and lo > 0
     from recdiv.eval.metrics.intents import alpha_ideal_lists
 
-    v = ctx.view(r, q)
+    v = RunView.of(ctx, r, q)
     items_hi, g_hi = alpha_ideal_lists(v, 0.5, False, "max_id", 4)
     items_lo, g_lo = alpha_ideal_lists(v, 0.5, False, "min_id", 4)
     assert list(q.items.id_of(items_hi[0])) == ["d3", "d4", "d2", "d1"]

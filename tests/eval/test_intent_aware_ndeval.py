@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from recdiv.eval import parse_measure
+from recdiv.eval.context import RunView
 from tests.eval.test_intent_aware import build_case
 
 pyndeval = pytest.importorskip("pyndeval")
@@ -68,7 +69,7 @@ PAIRS = [(f"{nd}@{k}", f"{ours}@{k}") for nd, ours in _TEMPLATES for k in CUTOFF
 def _check(case, alpha, beta):
     qrels, run, aspects = case
     r, q, ctx = build_case(qrels, run, aspects)
-    users = q.users.id_of(ctx.view(r, q).users)
+    users = q.users.id_of(RunView.of(ctx, r, q).users)
     ref = ndeval_values(qrels, run, aspects, [p[0] for p in PAIRS], alpha, beta)
     for nd_name, ours in PAIRS:
         got = parse_measure(ours.format(a=alpha, b=beta)).per_user(r, q, ctx)

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from recdiv.eval import parse_measure
+from recdiv.eval.context import RunView
 from recdiv.eval.metrics import intents as ia
 from recdiv.eval.metrics.greedy_ideal import alpha_ideal, padded_rows, tie_keys
 from tests.eval.test_intent_aware import build_case
@@ -45,14 +46,14 @@ def cases(draw):
 
 def _view(case):
     run, qrels, ctx = build_case(*case)
-    return ctx.view(run, qrels)
+    return RunView.of(ctx, run, qrels)
 
 
 def vectorised_ideal(view, alpha, graded, ties, steps):
     """The former `alpha_ideal_lists` body: padded candidates and `greedy_ideal.alpha_ideal`."""
     space = ia.aspect_space(view)
-    table = ia.aspect_index(space)
-    cand, grades = padded_rows(view.qrels.matrix, view.users, keep_cols=space.has_aspects, min_value=view.threshold)
+    table = ia.aspect_index(view)
+    cand, grades = padded_rows(view.qrels.matrix, view.users, keep_cols=space.has_aspects, threshold=view.threshold)
     width = max(int((cand >= 0).sum(axis=1).max(initial=0)), 1)
     length = width if steps is None else min(steps, width)
     g = ia.relevance_weights(grades, view.threshold, graded, view.max_grade)
@@ -68,7 +69,7 @@ def vectorised_ideal(view, alpha, graded, ties, steps):
        st.sampled_from([None, 1, 3, 20]))
 def test_ideal_kernel_equals_vectorised_greedy(case, alpha, graded, ties, steps):
     view = _view(case)
-    ia.clear_caches()
+    view.context.cache.clear()
     got_i, got_g = ia.alpha_ideal_lists(view, alpha, graded, ties, steps)
     want_i, want_g = vectorised_ideal(view, alpha, graded, ties, steps)
     np.testing.assert_array_equal(got_i, want_i)
@@ -104,7 +105,7 @@ def test_run_gains_kernel_equals_reference(case, alpha, graded, weighted, k):
     items = view.at(view.items, k, fill=-1)
     np.testing.assert_allclose(got, reference_gains(view, items, alpha, graded, w), rtol=1e-12, atol=1e-15)
     g = ia.relevance_weights(view.at(view.grades, k, fill=np.nan), view.threshold, graded, view.max_grade)
-    np.testing.assert_allclose(ia.alpha_gains(items, g, ia.aspect_space(view), alpha, w, graded), got,
+    np.testing.assert_allclose(ia.alpha_gains(view, items, g, alpha, w, graded), got,
                                rtol=1e-12, atol=1e-15)
 
 
@@ -122,7 +123,7 @@ def test_relevant_aspects_kernel(case, judged):
         want[r] |= dense[i]
     np.testing.assert_array_equal(ia.relevant_aspects(view, judged=judged), want)
     if not judged:  # |A_u^rel|: own kernel, then the by-product of the greedy ideal (cached with it)
-        ia.clear_caches()
+        view.context.cache.clear()
         np.testing.assert_array_equal(ia.n_relevant_aspects(view), want.sum(axis=1))
         ia.alpha_ideal_lists(view, 0.5, False, "max_id", 2)
         np.testing.assert_array_equal(ia.n_relevant_aspects(view), want.sum(axis=1))
@@ -160,7 +161,7 @@ def reference_measures(view, k, alpha=0.5):
 @given(cases(), st.sampled_from([2, 5, 20]))
 def test_alpha_ndcg_and_err_ia_against_reference(case, k):
     run, qrels, ctx = build_case(*case)
-    view = ctx.view(run, qrels)
+    view = RunView.of(ctx, run, qrels)
     ndcg, err = reference_measures(view, k)
     np.testing.assert_allclose(parse_measure(f"alpha-nDCG@{k}").per_user(run, qrels, ctx), ndcg, rtol=1e-12,
                                atol=1e-15)
@@ -187,8 +188,8 @@ def test_parallel_blocks_equal_serial(case, alpha, graded):
     view = _view(case)
     space = ia.aspect_space(view)
     users = view.users.astype(np.int64)
-    q = ia.qrels_csr(view.qrels)
-    atab, keys = ia.aspect_table(space), view.qrels.items.string_rank
+    q = ia.qrels_csr(view)
+    atab, keys = ia.aspect_table(view), view.qrels.items.string_rank
     for cap in (-1, 3):
         serial = kernels.greedy_alpha_ideal(users, *q, 4.0, graded, 5.0, atab, space.n_aspects, keys, alpha, cap,
                                             parallel=False)

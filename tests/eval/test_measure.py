@@ -140,3 +140,23 @@ def test_aliases_and_spellings_of_other_tools(monkeypatch):
     assert parse_measure("P.10") == parse_measure("P@10")
     assert parse_measure("ndcg_cut_20") == parse_measure("nDCG@20")
     assert parse_measure("map") == parse_measure("AP")
+
+
+def test_architecture_doc_metric_example_runs(monkeypatch):
+    """docs/architecture.md's one-file metric registers and evaluates (in a copy of the registry)."""
+    import re
+
+    from recdiv.eval import catalog, measure
+    from recdiv.registry import Registry
+    from tests.eval._acc_helpers import example_a
+
+    reg = Registry("measure")
+    for e in measure.MEASURES.entries():
+        reg.add(e.name, e.obj, aliases=e.aliases)
+    monkeypatch.setattr(measure, "MEASURES", reg)
+    monkeypatch.setattr(catalog, "MEASURES", reg)
+    text = (DOCS.parent / "architecture.md").read_text(encoding="utf-8")
+    block = re.search(r"```python\n(.*?)```", text, flags=re.S)[1]
+    exec(compile(__import__("textwrap").dedent(block), "architecture.md", "exec"), {})
+    run, qrels = example_a()  # relevant a (rank 2), b (rank 4)
+    assert parse_measure("dhits(disc=recip)@5").value(run, qrels) == pytest.approx(1 / 2 + 1 / 4)

@@ -13,7 +13,7 @@ from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
 from recdiv.data.vocab import Vocab
 from recdiv.eval.catalog import parse_measure
-from recdiv.eval.context import EvalContext
+from recdiv.eval.context import EvalContext, RunView
 from recdiv.models.discount import parse_discount
 from recdiv.models.relevance import parse_relevance
 
@@ -137,7 +137,7 @@ def test_example_2_ild_and_msi(example2):
 
 def test_example_2_cascade(example2):
     run, qrels, ctx = example2
-    view = ctx.view(run, qrels)
+    view = RunView.of(ctx, run, qrels)
     prel = parse_relevance("binary").ranked(view.grades, view.items >= 0, view.threshold, view.max_grade)
     np.testing.assert_allclose(parse_discount("cascade").weights(view.items >= 0, prel), [[1.0, 0.0, 0.0]])
     # with the cascade only i1 is seen: EPC = nov_PC(i1) = 0.5

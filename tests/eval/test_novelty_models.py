@@ -41,10 +41,10 @@ def test_cascade_and_relative_discounts():
 
 
 def test_discount_specs_print_canonically():
-    for spec in ("none", "log", "recip", "exp0.85", "cascade", "cascade0.9"):
+    for spec in ("none", "log", "recip", "exp0.85", "cascade", "cascade0.9", "jk", "jk3", "halflife5"):
         assert parse_discount(spec).spec == spec
     assert parse_discount("exp(0.85)").spec == "exp0.85" and parse_discount("cascade(1)").spec == "cascade"
-    for bad in ("exp", "exp0", "exp1.2", "cascade2", "zipf", "expx"):
+    for bad in ("exp", "exp0", "exp1.2", "cascade2", "zipf", "expx", "jk1", "halflife", "halflife1"):
         with pytest.raises(ConfigError):
             parse_discount(bad)
 

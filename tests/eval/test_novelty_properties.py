@@ -18,7 +18,7 @@ from recdiv.data.rankings import Rankings
 from recdiv.data.vocab import Vocab
 from recdiv.errors import ConfigError
 from recdiv.eval.catalog import parse_measure
-from recdiv.eval.context import EvalContext
+from recdiv.eval.context import EvalContext, RunView
 from recdiv.models.discount import parse_discount
 from recdiv.models.novelty import free_discovery, inverse_user_frequency, popularity_complement
 from recdiv.models.relevance import parse_relevance
@@ -93,7 +93,7 @@ def with_cutoff(name: str, K) -> str:
 
 def ref_lists(w) -> tuple[np.ndarray, list[list[int]]]:
     """Evaluated users (all have a relevant item) and their cut lists."""
-    view = w["ctx"].view(w["run"], w["qrels"])
+    view = RunView.of(w["ctx"], w["run"], w["qrels"])
     out = []
     for u in view.users:
         pos = np.flatnonzero(w["run"].users == u)

@@ -7,6 +7,7 @@ import pytest
 
 from recdiv.errors import ConfigError
 from recdiv.eval import EvalContext, parse_measure
+from recdiv.eval.context import RunView
 from recdiv.eval.meta.ideal import ideal_ordering
 from recdiv.eval.metrics.unified import gamma_weights
 from tests.eval.test_intent_aware import build_case, example_c
@@ -16,7 +17,7 @@ def test_example_c_value_gains_and_ideal():
     run, qrels, ctx = example_c()
     m = parse_measure("ab-nDCG@5")
     assert m.per_user(run, qrels, ctx)[0] == pytest.approx(0.8045, abs=5e-5)
-    v = ctx.view(run, qrels)
+    v = RunView.of(ctx, run, qrels)
     gamma = gamma_weights(v, "train")
     np.testing.assert_allclose(gamma[0], [0.6, 4 / 15, 2 / 15])
     np.testing.assert_allclose(m.gains(v, v.items, v.grades, gamma)[0],
@@ -36,7 +37,7 @@ def test_gamma_from_training_needs_train():
     with pytest.raises(ConfigError, match="train"):
         parse_measure("ab-nDCG@5").per_user(run, qrels, bare)
     # γ from the test items needs no training data: eq. 9 on the judged test items
-    v = bare.view(run, qrels)
+    v = RunView.of(bare, run, qrels)
     mass = np.array([5 + 4 + 5, 5 + 4, 2 + 5], dtype=float)  # A: i1,i2,i6; C: i1,i4; D: i3,i5
     np.testing.assert_allclose(gamma_weights(v, "test")[0], mass / mass.sum())
     assert 0 < parse_measure("ab-nDCG(gamma_source=test)@5").per_user(run, qrels, bare)[0] <= 1

@@ -15,10 +15,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from recdiv.eval import parse_measure
+from recdiv.eval.context import RunView
 from recdiv.eval.metrics import intents as ia
 from recdiv.eval.metrics import unified
 from recdiv.eval.metrics import unified_kernels as kernels
 from recdiv.eval.metrics.greedy_ideal import GREEDY_CHUNK_ELEMS, ab_ideal, chunks_by_width, padded_rows, tie_keys
+from recdiv.models.discount import LogDiscount
 from tests.eval.test_intent_aware import build_case
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -61,7 +63,7 @@ def former_gains(view, m, items, grades, gamma):
     space = ia.aspect_space(view)
     probs = m._probs(view, items, grades)
     n, k = items.shape
-    u, pos, a, gstart = ia.aspect_pairs(items, probs > 0, ia.aspect_index(space), space.n_aspects)
+    u, pos, a, gstart = ia.aspect_pairs(items, probs > 0, ia.aspect_index(view), space.n_aspects)
     p = probs[u, pos]
     log_keep = np.log(np.maximum(1.0 - p, 1e-300))
     left = gamma[u, a] * np.exp(ia.exclusive_group_sum(log_keep, gstart))
@@ -72,7 +74,7 @@ def former_gains(view, m, items, grades, gamma):
 def former_ideal(view, m, gamma, steps):
     """The former `AlphaBetaNDCG.ideal` (without its cache): padded candidates and `greedy_ideal.ab_ideal`."""
     space = ia.aspect_space(view)
-    table = ia.aspect_index(space)
+    table = ia.aspect_index(view)
     cand, cgrades = padded_rows(view.qrels.matrix, view.users, keep_cols=space.has_aspects)
     widths = (cand >= 0).sum(axis=1)
     width = max(int(widths.max()) if len(widths) else 0, 1)
@@ -95,7 +97,7 @@ def former_ideal(view, m, gamma, steps):
 def former_value(view, m, k):
     gamma = unified.gamma_weights(view, m.gamma_source)
     items, grades = ia.run_arrays(view, k)
-    disc = ia.log_discount(k)
+    disc = LogDiscount().positions(k)
     dcg = former_gains(view, m, items, grades, gamma) @ disc
     ig = former_ideal(view, m, gamma, k)[1]
     idcg = ig @ disc[: ig.shape[1]]
@@ -113,8 +115,8 @@ def _measure(params, source, ties, k):
        source=st.sampled_from(["train", "test"]), ties=st.sampled_from(["max_id", "min_id"]))
 def test_kernels_equal_former_implementation(case, k, params, source, ties):
     run, qrels, ctx = build_case(*case)
-    unified._IDEAL.clear()
-    view = ctx.view(run, qrels)
+    ctx.cache.clear()
+    view = RunView.of(ctx, run, qrels)
     m = _measure(params, source, ties, k)
     gamma = unified.gamma_weights(view, source)
     # ideal lists and gains: identical, ties included
@@ -132,7 +134,7 @@ def test_kernels_equal_former_implementation(case, k, params, source, ties):
     on_ideal = m.gains(view, got_i, np.where(got_i >= 0, ideal_grades, np.nan), gamma)
     np.testing.assert_allclose(on_ideal, got_g, rtol=1e-9, atol=1e-15)
     # whole measure
-    unified._IDEAL.clear()
+    ctx.cache.clear()
     np.testing.assert_allclose(m.per_user(run, qrels, ctx), former_value(view, m, k), rtol=1e-12, atol=1e-15)
 
 
@@ -140,13 +142,13 @@ def test_kernels_equal_former_implementation(case, k, params, source, ties):
 @given(case=cases(), params=st.sampled_from(PARAMS))
 def test_parallel_kernels_equal_serial(case, params):
     run, qrels, ctx = build_case(*case)
-    view = ctx.view(run, qrels)
+    view = RunView.of(ctx, run, qrels)
     m = _measure(params, "train", "max_id", 10)
     space = ia.aspect_space(view)
     gamma = unified.gamma_weights(view, "train")
     users = view.users.astype(np.int64)
-    q = ia.qrels_csr(qrels)
-    table = ia.aspect_table(space)
+    q = ia.qrels_csr(view)
+    table = ia.aspect_table(view)
     keys = np.ascontiguousarray(qrels.items.string_rank, dtype=np.int64)
     common = (table, space.n_aspects, gamma, keys, m.beta, view.max_grade, view.threshold, m.nonrel_to_zero, 10)
     serial = kernels.greedy_ab_ideal(users, *q, *common, parallel=False)
@@ -165,10 +167,10 @@ def test_exact_ties_go_to_the_largest_id_and_cached_prefix_is_reused():
     qrels = [("u", "a", 5.0), ("u", "b", 5.0), ("u", "c", 5.0), ("u", "z", 1.0), ("v", "z", 4.0)]
     run = [("u", "a", 3.0), ("u", "z", 2.0), ("v", "a", 1.0)]
     r, q, ctx = build_case(qrels, run, aspects)  # no training data: use γ from the test items
-    view = ctx.view(r, q)
+    view = RunView.of(ctx, r, q)
     m = parse_measure("ab-nDCG(gamma_source=test)@4")
     gamma = unified.gamma_weights(view, "test")
-    unified._IDEAL.clear()
+    ctx.cache.clear()
     items, gains = m.ideal(view, gamma, 2)
     assert [q.items.id_of(i) for i in items[0]] == ["c", "b"]
     full_i, full_g = m.ideal(view, gamma, 4)
@@ -179,5 +181,5 @@ def test_exact_ties_go_to_the_largest_id_and_cached_prefix_is_reused():
     assert full_g[0, 3] == pytest.approx(0.1 * gb)
     assert list(q.items.id_of(full_i[1][full_i[1] >= 0])) == ["z"]
     lo = parse_measure("ab-nDCG(gamma_source=test,ideal_ties=min_id)@4")
-    unified._IDEAL.clear()
+    ctx.cache.clear()
     assert [q.items.id_of(i) for i in lo.ideal(view, gamma, 3)[0][0]] == ["a", "b", "c"]

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from recdiv.eval import parse_measure
+from recdiv.eval.context import RunView
 from tests.eval.test_intent_aware import build_case
 
 
@@ -98,7 +99,7 @@ def test_ab_ndcg_matches_reference(seed, k, params):
     run, qrels, ctx = build_case(qrels_rows, run_rows, aspect_rows, train_rows)
     m = parse_measure(f"ab-nDCG(alpha={alpha},beta={beta},nonrel_to_zero={str(nonrel).lower()})@{k}")
     got = m.per_user(run, qrels, ctx)
-    view = ctx.view(run, qrels)
+    view = RunView.of(ctx, run, qrels)
     for row, uidx in enumerate(view.users):
         order, judged, train = users[qrels.users.id_of(int(uidx))]
         want = reference_ab_ndcg(order, judged, aspects, train, all_aspects, k, alpha, beta,

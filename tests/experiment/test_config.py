@@ -92,12 +92,23 @@ def test_file_errors(tmp_path):
 def test_component_parameters_are_checked_before_work(tiny_config):
     data = tiny_data()
     data["recommenders"][1]["params"] = {"factor": 8}
-    with pytest.raises(ConfigError, match=r"^recommenders\[1\]: bad parameters for recommender 'pure-svd'"):
+    with pytest.raises(ConfigError, match=r"^recommenders\[1\].params.factor: unknown key"):
+        check_components(validate(data))
+    data = tiny_data()
+    data["recommenders"][1]["params"] = {"factors": "8"}  # strict types: a string is not a number
+    with pytest.raises(ConfigError, match=r"^recommenders\[1\].params.factors: Input should be a valid integer"):
         check_components(validate(data))
     data = tiny_data()
     data["diversifiers"][0]["grid"]["lambda"] = [0.5, 7.0]
-    with pytest.raises(ConfigError, match=r"^diversifiers\[0\]: "):
+    with pytest.raises(ConfigError, match=r"^diversifiers\[0\].grid.lambda: Input should be less than or equal to 1"):
         check_components(validate(data))
+    data = tiny_data()
+    data["diversifiers"][1]["name"] = "IA-Selekt"
+    with pytest.raises(ConfigError, match=r"^diversifiers\[1\].name: unknown reranker 'IA-Selekt' \(did you mean"):
+        check_components(validate(data))
+    data = tiny_data()
+    data["diversifiers"][1]["name"] = "ia-select"  # one spelling rule (#16.3)
+    check_components(validate(data))
     data = tiny_data()
     data["metrics"]["measures"] = ["P@5", "nDGC@5"]
     with pytest.raises(ConfigError, match=r"^metrics.measures\[1\]: unknown measure 'nDGC'"):
@@ -107,6 +118,23 @@ def test_component_parameters_are_checked_before_work(tiny_config):
     with pytest.raises(ConfigError, match=r"^statistics.test: "):
         check_components(validate(data))
     check_components(tiny_config)
+
+
+def test_latent_aspects_follow_declared_capabilities():
+    data = tiny_data()
+    data["aspects"][1] = {"name": "latent", "kind": "latent", "recommender": "pop", "l": 2}
+    with pytest.raises(ConfigError, match=r"^aspects\[1\]: 'pop' has no latent factors or topics .*item-factors"):
+        check_components(validate(data))
+    data = tiny_data()
+    data["aspects"][1] = {"name": "latent", "kind": "latent", "model": "lda", "params": {"n_topics": 4}, "l": 2}
+    check_components(validate(data))  # LDA is a recommender that declares topics
+    data["aspects"][1]["options"] = {"abs": True}
+    with pytest.raises(ConfigError, match=r"^aspects\[1\].options.abs: unknown key"):
+        check_components(validate(data))
+    data = tiny_data()
+    data["aspects"][0]["options"] = {"top": "2"}
+    with pytest.raises(ConfigError, match=r"^aspects\[0\].options.top: Input should be a valid integer"):
+        check_components(validate(data))
 
 
 def test_missing_component_is_named(tiny_config, monkeypatch):
@@ -162,6 +190,19 @@ def test_cache_keys_follow_what_the_artefacts_depend_on():
     data = tiny_data()
     data["seed"] = 4
     assert keys(data)["SVD"][0] != base["SVD"][0]
+
+
+def test_cache_keys_follow_the_components_source(monkeypatch):
+    """#16.9: a change in a component's code changes its artefacts' keys, so --resume recomputes them."""
+    from recdiv.experiment import runner
+
+    def keys():
+        return {m.recommender: m.fit_key for m in runner.plan_models(validate(tiny_data()), "split-hash")}
+
+    before = keys()
+    monkeypatch.setattr(runner, "component_source", lambda kind, name: "changed" if name == "pure-svd" else "same")
+    after = keys()
+    assert after["SVD"] != before["SVD"]
 
 
 def test_demo_file_matches_embedded_config():

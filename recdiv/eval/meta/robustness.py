@@ -43,6 +43,7 @@ from recdiv.eval.catalog import parse_measures
 from recdiv.eval.context import EvalContext
 from recdiv.eval.meta.ideal import ideal_ordering
 from recdiv.eval.plots import plot_robustness
+from recdiv.models.context import Cache
 from recdiv.progress import tick
 
 #: 1.00, 0.95, …, 0.05 (20 levels)
@@ -94,7 +95,7 @@ class RobustnessCurve:
 def _fresh(context):
 
     context = context or EvalContext()
-    return dataclasses.replace(context, _views={})  # do not grow the caller's view cache
+    return dataclasses.replace(context, cache=Cache())  # do not grow the caller's cache
 
 
 def system_means(runs: Mapping[str, Rankings], qrels: Qrels, measures, context=None) -> dict[str, np.ndarray]:

@@ -7,35 +7,36 @@ users of the evaluated population without a list score 0; lists shorter than K a
 items (P@K divides by K).
 
 Every measure works on the arrays of a `RunView` (rel, grades, cumulative sums) — one row per user, one
-column per rank position; the arrays shared by several measures are computed once per view (`_memo`).
+column per rank position; the arrays shared by several measures are computed once per view (`RunView.memo`).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from recdiv.errors import ConfigError
+from recdiv.eval.context import RunView
 from recdiv.eval.measure import Param, PerUserMeasure, SystemMeasure, register
 from recdiv.eval.metrics.accuracy_kernels import _dcg_sums, _distinct, _ideal_sums, _prefix_stats
-from recdiv.eval.params import LEVEL
+from recdiv.eval.params import LEVEL, POSITION_DISC
+from recdiv.models.discount import Discount, ExponentialDiscount, HalfLifeDiscount, JKDiscount, parse_discount
+from recdiv.models.gain import GAIN_CODE, GAINS
 
 if TYPE_CHECKING:
     from recdiv.data.qrels import Qrels
     from recdiv.data.rankings import Rankings
-    from recdiv.eval.context import EvalContext, RunView
+    from recdiv.eval.context import EvalContext
 
 INFAP_EPSILON = 1e-5  # trec_eval m_infap.c
 
 
 # shared per-view arrays ----------------------------------------------------------------------------
 def _memo(view: RunView, key, fn):
-    """Compute `fn()` once per view (the shared arrays of several measures)."""
-    store = view.__dict__.setdefault("_accuracy_memo", {})
-    if key not in store:
-        store[key] = fn()
-    return store[key]
+    """Compute `fn()` once per view (the shared arrays of several measures; `RunView.memo`)."""
+    return view.memo(("accuracy", key), fn)
 
 
 def _width(view: RunView, cutoff: int | None) -> int:
@@ -81,20 +82,15 @@ class _Leveled(PerUserMeasure):
         return view if self.rel is None else view.at_threshold(self.rel)
 
 
-# gain and discount models --------------------------------------------------------------------------
-GAINS = ("rating", "binary", "exp", "ranksys")
-_GAIN_CODE = {"rating": 0, "binary": 1, "exp": 2, "ranksys": 3, "halflife": 4}
+# DCG-like sums (gains: recdiv.models.gain; discounts: recdiv.models.discount) ---------------------------
+def _rank_factors(discount: Discount, n: int) -> tuple[np.ndarray, bool]:
+    """(factors, divide) for ranks 1..n: the discount's divisors (log, jk, half-life: trec_eval divides), else
+    its multiplicative weights."""
+    div = discount.divisors(n)
+    return (div, True) if div is not None else (discount.positions(n), False)
 
 
-def log_divisor(n: int, disc: str = "log", b: float = 2.0) -> np.ndarray:
-    """Divisors 1/D(k) for k = 1..n: `log` log2(k+1) (trec_eval); `jk` 1 for k ≤ b else log_b(k) (lecture)."""
-    k = _ranks(n)
-    if disc == "log":
-        return np.log2(k + 1.0)
-    return np.where(k <= b, 1.0, np.log(np.maximum(k, 1.0)) / np.log(b))
-
-
-def ideal_sums(view: RunView, gain: str, cutoff: int | None, divisor_fn, d: float = 0.0) -> np.ndarray:
+def ideal_sums(view: RunView, gain: str, cutoff: int | None, discount: Discount, d: float = 0.0) -> np.ndarray:
     """Ideal DCG-like sum per evaluated user from all judged test items (retrieved or not), cut at K."""
     m = view.qrels.matrix
     indptr, data = m.indptr.astype(np.int64, copy=False), m.data.astype(np.float64, copy=False)
@@ -102,22 +98,24 @@ def ideal_sums(view: RunView, gain: str, cutoff: int | None, divisor_fn, d: floa
     counts = np.diff(indptr)[view.users]
     longest = int(counts.max()) if len(counts) else 0
     limit = longest if cutoff is None else min(cutoff, longest)
-    return _ideal_sums(indptr, data, view.users.astype(np.int64, copy=False), divisor_fn(max(limit, 1)), limit,
-                       levels, _GAIN_CODE[gain], float(view.threshold), float(d))
+    factor, divide = _rank_factors(discount, max(limit, 1))
+    return _ideal_sums(indptr, data, view.users.astype(np.int64, copy=False), factor, divide, limit,
+                       levels, GAIN_CODE[gain], float(view.threshold), float(d))
 
 
-def _ideal(view: RunView, gain: str, divisor_name: tuple, cutoff: int | None, divisor_fn) -> np.ndarray:
-    return _memo(view, ("ideal", gain, divisor_name, cutoff), lambda: ideal_sums(view, gain, cutoff, divisor_fn))
+def _ideal(view: RunView, gain: str, discount: Discount, cutoff: int | None) -> np.ndarray:
+    return _memo(view, ("ideal", gain, discount.spec, cutoff), lambda: ideal_sums(view, gain, cutoff, discount))
 
 
-def _dcg(view: RunView, gain: str, divisor_name: tuple, cutoff: int | None, divisor_fn) -> np.ndarray:
+def _dcg(view: RunView, gain: str, discount: Discount, cutoff: int | None) -> np.ndarray:
     """DCG-like sum of the run within the cutoff."""
     w = _width(view, cutoff)
 
     def compute():
-        return _dcg_sums(view.grades, w, divisor_fn(max(w, 1)), _GAIN_CODE[gain], float(view.threshold), 0.0)
+        factor, divide = _rank_factors(discount, max(w, 1))
+        return _dcg_sums(view.grades, w, factor, divide, GAIN_CODE[gain], float(view.threshold), 0.0)
 
-    return _memo(view, ("dcg", gain, divisor_name, w), compute)
+    return _memo(view, ("dcg", gain, discount.spec, w), compute)
 
 
 # measures ------------------------------------------------------------------------------------------
@@ -209,22 +207,22 @@ class _DCGBase(_Leveled):
     PARAMS = (
         Param("gain", str, "rating", "gain G of a judged grade g: g, [g ≥ τ], 2^g − 1 (g ≥ τ), 2^(g−τ+1) − 1 (g ≥ τ)",
               choices=GAINS),
-        Param("disc", str, "log", "discount D(k): 1/log2(k+1) (trec_eval), or jk: 1 for k ≤ b, else 1/log_b k",
-              choices=("log", "jk")),
+        replace(POSITION_DISC, default="log", description="rank discount D(k): log (1/log2(k+1), trec_eval), "
+                "jk (1 for k ≤ b, else 1/log_b k), or any position discount: recip, exp<p>, halflife<α>, none"),
         Param("b", float, 2.0, "log base of disc=jk", low=1.0, low_open=True),
         LEVEL,
     )
 
     def validate(self) -> None:
-        if self.disc == "log" and self.b != 2.0:
-            raise ConfigError(f"{self.NAME}: b is the log base of disc=jk; it has no effect with disc=log")
+        if self.disc != "jk" and self.b != 2.0:
+            raise ConfigError(f"{self.NAME}: b is the log base of disc=jk; it has no effect with disc={self.disc}")
 
-    def _divisor(self):
-        return (self.disc, self.b), (lambda n: log_divisor(n, self.disc, self.b))
+    @property
+    def discount(self) -> Discount:
+        return JKDiscount(self.b) if self.disc == "jk" else parse_discount(self.disc)
 
     def _dcg(self, view):
-        key, fn = self._divisor()
-        return _dcg(view, self.gain, key, self.cutoff, fn)
+        return _dcg(view, self.gain, self.discount, self.cutoff)
 
 
 @register
@@ -259,8 +257,7 @@ class NDCG(_DCGBase):
     SECTION = "A.4"
 
     def compute(self, view):
-        key, fn = self._divisor()
-        return _safe_div(self._dcg(view), _ideal(view, self.gain, key, self.cutoff, fn))
+        return _safe_div(self._dcg(view), _ideal(view, self.gain, self.discount, self.cutoff))
 
 
 @register
@@ -397,7 +394,7 @@ class RBP(_Leveled):
             g = view.rel[:, :w].astype(np.float64)
         else:
             g = np.nan_to_num(view.grades[:, :w], nan=0.0).clip(min=0.0) / view.max_grade
-        return (1.0 - self.p) * (g @ self.p ** np.arange(w, dtype=np.float64))
+        return (1.0 - self.p) * (g @ ExponentialDiscount(self.p).positions(w))
 
 
 @register
@@ -430,15 +427,13 @@ class _HalfLife:
               Param("alpha", float, 5.0, "half-life rank: the rank with a 50 % chance of being viewed", low=1.0,
                     low_open=True))
 
-    def _divisor(self, n: int) -> np.ndarray:
-        return np.exp2((_ranks(n) - 1.0) / (self.alpha - 1.0))
-
     def _sums(self, view) -> tuple[np.ndarray, np.ndarray]:
         """(HL(u, R), HL_max(u)) for the evaluated users."""
         w = _width(view, self.cutoff)
+        discount = HalfLifeDiscount(self.alpha)
         g = np.maximum(np.nan_to_num(view.grades[:, :w], nan=self.d) - self.d, 0.0)
-        hl = (g / self._divisor(w)).sum(axis=1)
-        hl_max = ideal_sums(view, "halflife", self.cutoff, self._divisor, self.d)
+        hl = (g / discount.divisors(w)).sum(axis=1)
+        hl_max = ideal_sums(view, "halflife", self.cutoff, discount, self.d)
         return hl, hl_max
 
 
@@ -473,7 +468,7 @@ class HLUBreese(_HalfLife, SystemMeasure):
     SECTION = "A.11"
 
     def system_value(self, rankings: Rankings, qrels: Qrels, context: EvalContext) -> float:
-        view = context.view(rankings, qrels)
+        view = RunView.of(context, rankings, qrels)
         hl, hl_max = self._sums(view)
         total = float(hl_max.sum())
         return 100.0 * float(hl.sum()) / total if total > 0 else 0.0

@@ -6,6 +6,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from recdiv.models.gain import gain
+
 
 @numba.njit(cache=True, nogil=True)
 def _prefix_stats(rel, w):  # pragma: no cover - compiled
@@ -29,23 +31,6 @@ def _prefix_stats(rel, w):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _gain(code, g, tau, d):  # pragma: no cover - compiled
-    """Gain of a judged grade (METRICS.md §A.4 table): rating (0), binary (1), exp (2), ranksys (3); and the
-    half-life gain max(g − d, 0) (4)."""
-    if code == 0:
-        return g if g > 0 else 0.0
-    if code == 4:
-        return g - d if g > d else 0.0
-    if g < tau:
-        return 0.0
-    if code == 1:
-        return 1.0
-    if code == 2:
-        return 2.0**g - 1.0
-    return 2.0 ** (g - tau + 1.0) - 1.0
-
-
-@numba.njit(cache=True, nogil=True)
 def _distinct(values, most):  # pragma: no cover - compiled
     """Sorted distinct values if there are at most `most` of them, else an empty array.
 
@@ -65,8 +50,9 @@ def _distinct(values, most):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _ideal_sums(indptr, data, users, divisor, limit, levels, code, tau, d):  # pragma: no cover - compiled
-    """Σ_{j < min(limit, M_u)} G*_j / divisor[j] over each user's positive gains G* sorted descending.
+def _ideal_sums(indptr, data, users, factor, divide, limit, levels, code, tau, d):  # pragma: no cover - compiled
+    """Σ_{j < min(limit, M_u)} G*_j / factor[j] (or G*_j · factor[j] when not `divide`) over each user's positive
+    gains G* sorted descending.
 
     Every gain is non-decreasing in the grade, so sorting grades sorts gains. With few distinct grades
     (`levels`, sorted ascending) a per-user count per level replaces the sort: O(nnz + K) per user.
@@ -87,32 +73,34 @@ def _ideal_sums(indptr, data, users, divisor, limit, levels, code, tau, d):  # p
                 counts[a] += 1
             pos = 0
             for lev in range(n_levels - 1, -1, -1):
-                g = _gain(code, levels[lev], tau, d)
+                g = gain(code, levels[lev], tau, d)
                 if g <= 0 or pos >= limit:
                     break
                 for _ in range(min(counts[lev], limit - pos)):
-                    s += g / divisor[pos]
+                    s += g / factor[pos] if divide else g * factor[pos]
                     pos += 1
         else:
             grades = -np.sort(-data[lo:hi])
             for j in range(min(limit, hi - lo)):
-                g = _gain(code, grades[j], tau, d)
+                g = gain(code, grades[j], tau, d)
                 if g <= 0:
                     break
-                s += g / divisor[j]
+                s += g / factor[j] if divide else g * factor[j]
         out[r] = s
     return out
 
 
 @numba.njit(cache=True, nogil=True)
-def _dcg_sums(grades, w, divisor, code, tau, d):  # pragma: no cover - compiled
-    """Σ_{k < w} G(grade_k) / divisor[k] per row, in rank order (trec_eval's summation order); NaN = unjudged."""
+def _dcg_sums(grades, w, factor, divide, code, tau, d):  # pragma: no cover - compiled
+    """Σ_{k < w} G(grade_k) / factor[k] (or G · factor[k] when not `divide`) per row, in rank order (trec_eval's
+    summation order); NaN = unjudged."""
     out = np.zeros(grades.shape[0])
     for r in range(grades.shape[0]):
         s = 0.0
         for c in range(w):
             g = grades[r, c]
             if g == g:
-                s += _gain(code, g, tau, d) / divisor[c]
+                x = gain(code, g, tau, d)
+                s += x / factor[c] if divide else x * factor[c]
         out[r] = s
     return out

@@ -17,7 +17,6 @@ graded_noneg | background<b> | unnormalised), ``dist`` (cosine | jaccard | laten
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-from weakref import WeakKeyDictionary
 
 import numpy as np
 
@@ -36,14 +35,9 @@ if TYPE_CHECKING:
 __all__ = ["DISTANCES", "resolve_similarity"]
 
 _BLOCK = 2_000_000  # floats per (users × K × K) distance block
-_CACHE: WeakKeyDictionary = WeakKeyDictionary()  # EvalContext -> {key: model}
-
-
-def _cached(context: EvalContext, key, build):
-    store = _CACHE.setdefault(context, {})
-    if key not in store:
-        store[key] = build()
-    return store[key]
+def _cached(context: EvalContext, key: tuple, build):
+    """The model under `key` in the context's cache, built once."""
+    return context.cache.get(("novelty framework", *key), build)
 
 
 def resolve_similarity(context: EvalContext, dist: str) -> ItemSimilarity:
@@ -55,12 +49,12 @@ def resolve_similarity(context: EvalContext, dist: str) -> ItemSimilarity:
     if dist in ("cosine", "jaccard"):
         if context.aspects is None:
             raise ConfigError(f"dist={dist} needs an aspect space in the evaluation context (--aspects FILE)")
-        return _cached(context, ("sim", dist, id(context.aspects)), lambda: similarity_from_name(dist, context.aspects))
+        return _cached(context, ("sim", dist, context.aspects), lambda: similarity_from_name(dist, context.aspects))
     if dist == "pearson":
         if context.train is None:
             raise ConfigError("dist=pearson needs training data in the evaluation context (--train FILE)")
         train = context.train
-        return _cached(context, ("sim", dist, id(train)), lambda: similarity_from_name(dist, train=train))
+        return _cached(context, ("sim", dist, train), lambda: similarity_from_name(dist, train=train))
     raise ConfigError(f"dist={dist} needs `similarity` in the evaluation context (e.g. LatentCosine(factors))")
 
 
@@ -129,7 +123,7 @@ def _dist_needs(dist: str) -> tuple[str, ...]:
 def _signature_distances(context: EvalContext, sim: ItemSimilarity, n_items: int,
                          undefined: str) -> SignatureDistances | None:
     """The cached signature distance matrix of `sim` (None when there are too many signatures)."""
-    return _cached(context, ("sigdist", id(sim), n_items, undefined),
+    return _cached(context, ("sigdist", sim, n_items, undefined),
                    lambda: SignatureDistances.build(sim, n_items, undefined))
 
 

@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from recdiv.eval.context import EvalContext
+from recdiv.eval.context import EvalContext, RunView
 from recdiv.eval.measure import Param, SystemMeasure, register
 from recdiv.eval.params import POSITION_DISC, USERS
+from recdiv.models.concentration import entropy, gini
 from recdiv.models.discount import parse_discount
+from recdiv.models.relevance import is_relevant
 
 if TYPE_CHECKING:
     from recdiv.data.qrels import Qrels
@@ -48,7 +50,7 @@ class _Exposure(SystemMeasure):
         if self.params.get("users", "evaluated") == "run":
             users, items = rankings.users, rankings.items
         else:
-            view = context.view(rankings, qrels)
+            view = RunView.of(context, rankings, qrels)
             users, items = view.users, view.items
         if self.cutoff is not None:
             items = items[:, : self.cutoff]
@@ -64,7 +66,7 @@ class _Exposure(SystemMeasure):
         keep = items >= 0
         if self.params.get("rel", "none") == "binary":
             tau = context.threshold
-            keep &= np.nan_to_num(qrels.lookup(users, items), nan=-np.inf) >= tau
+            keep &= is_relevant(qrels.lookup(users, items), tau)
         out = np.zeros(len(rankings.item_vocab), dtype=bool)
         out[items[keep]] = True
         return out
@@ -109,22 +111,7 @@ class Entropy(_Exposure):
     CITATION = "Shannon 1948; RankSys Entropy; thesis §2.3.6"
 
     def system_value(self, rankings, qrels, context) -> float:
-        c = self.counts(rankings, qrels, context)
-        total = c.sum()
-        if total <= 0:
-            return 0.0
-        p = c[c > 0] / total
-        return float(-(p * np.log2(p)).sum())
-
-
-def gini(values: np.ndarray) -> float:
-    """G = (1 / (n − 1)) Σ_j (2j − n − 1) p_(j) over the ascending shares p of `values` (0 = uniform)."""
-    c = np.sort(np.asarray(values, dtype=np.float64))
-    n, total = len(c), c.sum()
-    if n < 2 or total <= 0:
-        return 0.0
-    j = np.arange(1, n + 1)
-    return float(((2 * j - n - 1) * (c / total)).sum() / (n - 1))
+        return entropy(self.counts(rankings, qrels, context))
 
 
 @register

@@ -22,6 +22,7 @@ import scipy.sparse as sp
 
 from recdiv.data.vocab import Vocab
 from recdiv.errors import ConfigError
+from recdiv.models.relevance import is_relevant
 
 #: libm's pow, as the compiled kernels compute (1−α)^ĝ (numpy's vectorised power can differ by one ulp)
 _libm_pow = np.frompyfunc(math.pow, 2, 1)
@@ -50,11 +51,11 @@ def tie_keys(item_vocab: Vocab, items: np.ndarray, ideal_ties: str = "max_id") -
 
 
 def padded_rows(matrix: sp.csr_matrix, rows: np.ndarray, keep_cols: np.ndarray | None = None,
-                min_value: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+                threshold: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Stored entries of the given CSR rows as padded arrays: (columns (n, J) int −1 padded, values (n, J) NaN padded).
 
     `keep_cols` (bool over the matrix columns) keeps only those columns (e.g. items that have aspects);
-    `min_value` keeps only entries ≥ it (e.g. relevant judgments).
+    `threshold` keeps only the relevant judgments (grade ≥ τ).
     """
     sub = matrix[np.asarray(rows, dtype=np.int64)]
     cols, vals = sub.indices.astype(np.int64), sub.data.astype(np.float64)
@@ -63,8 +64,8 @@ def padded_rows(matrix: sp.csr_matrix, rows: np.ndarray, keep_cols: np.ndarray |
     mask = np.ones(len(cols), dtype=bool)
     if keep_cols is not None:
         mask &= keep_cols[cols]
-    if min_value is not None:
-        mask &= vals >= min_value
+    if threshold is not None:
+        mask &= is_relevant(vals, threshold)
     if not mask.all():
         cols, vals, row_of = cols[mask], vals[mask], row_of[mask]
         counts = np.bincount(row_of, minlength=len(counts))

@@ -22,15 +22,17 @@ from recdiv.eval.metrics.intents import (
     exclusive_group_sum,
     gather_aspects,
     intent_weights,
-    log_discount,
     n_relevant_aspects,
     relevant_aspects,
     run_arrays,
 )
 from recdiv.eval.params import IDEAL_TIES, REDUNDANCY, WEIGHTS
+from recdiv.models.discount import LogDiscount, ReciprocalDiscount
+from recdiv.models.relevance import is_relevant
 
 GAIN = Param("gain", str, "binary", "relevance weight ĝ: 1, or r/r_max (graded α-nDCG [RECON])",
              choices=("binary", "graded"))
+LOG, RECIP = LogDiscount(), ReciprocalDiscount()
 COVER = Param("rel", str, "binary", "items that cover their aspects: relevant ones, or every judged one",
               choices=("binary", "judged"))
 
@@ -57,7 +59,7 @@ class AlphaNDCG(_AspectMeasure):
     def compute(self, view):
         k = cutoff_of(self, view)
         graded = self.gain == "graded"
-        disc = log_discount(k)
+        disc = LOG.positions(k)
         dcg = _alpha_dcg(view, k, self.alpha, graded, disc)
         _, ig = alpha_ideal_lists(view, self.alpha, graded, self.ideal_ties, k)
         idcg = ig @ disc[: ig.shape[1]]
@@ -82,7 +84,7 @@ class AlphaDCG(_AspectMeasure):
     def compute(self, view):
         k = cutoff_of(self, view)
         graded = self.gain == "graded"
-        disc = log_discount(k)
+        disc = LOG.positions(k)
         dcg = _alpha_dcg(view, k, self.alpha, graded, disc)
         if self.norm == "none":
             return dcg
@@ -98,7 +100,7 @@ def _alpha_dcg(view, k: int, alpha: float, graded: bool, disc: np.ndarray) -> np
 
 def _alpha_err(view, measure, k: int) -> np.ndarray:
     """E@K = Σ_{k≤K} G(k)/k with the binary α-nDCG gain (ndeval's ERR-IA numerator)."""
-    return _alpha_dcg(view, k, measure.alpha, False, 1.0 / np.arange(1, k + 1))
+    return _alpha_dcg(view, k, measure.alpha, False, RECIP.positions(k))
 
 
 @register
@@ -124,14 +126,14 @@ class ERRIA(_AspectMeasure):
         if self.variant == "ndeval":
             e = _alpha_err(view, self, k)
             n_rel = n_relevant_aspects(view)
-            ii = n_rel * (((1.0 - self.alpha) ** np.arange(k)) @ (1.0 / np.arange(1, k + 1)))
+            ii = n_rel * (((1.0 - self.alpha) ** np.arange(k)) @ RECIP.positions(k))
             return np.divide(e, ii, out=np.zeros_like(e), where=ii > 0)
         w = intent_weights(view, self.weights, str(self))
         space = aspect_space(view)
         items, grades = run_arrays(view, k)
-        g = np.where(np.nan_to_num(grades, nan=-np.inf) >= view.threshold, np.nan_to_num(grades), 0.0)
+        g = np.where(is_relevant(grades, view.threshold), np.nan_to_num(grades), 0.0)
         r = (2.0**g - 1.0) / 2.0**view.max_grade
-        u, pos, a, gstart = aspect_pairs(items, r > 0, aspect_index(space), space.n_aspects)
+        u, pos, a, gstart = aspect_pairs(items, r > 0, aspect_index(view), space.n_aspects)
         rv = r[u, pos]
         surv = np.exp(exclusive_group_sum(np.log1p(-rv), gstart))  # Π_{l<k, a∈A(i_l)} (1 − R(i_l,a))
         return np.bincount(u, weights=w[u, a] * rv * surv / (pos + 1.0), minlength=len(items))
@@ -154,7 +156,7 @@ class NERRIA(_AspectMeasure):
         k = cutoff_of(self, view)
         e = _alpha_err(view, self, k)
         _, ig = alpha_ideal_lists(view, self.alpha, False, self.ideal_ties, k)
-        ie = ig @ (1.0 / np.arange(1, ig.shape[1] + 1))
+        ie = ig @ RECIP.positions(ig.shape[1])
         return np.divide(e, ie, out=np.zeros_like(e), where=ie > 0)
 
 
@@ -175,20 +177,20 @@ class NDCGIA(_AspectMeasure):
     SECTION = "C.4"
 
     def _gain(self, grades, threshold):
-        rel = np.nan_to_num(grades, nan=-np.inf) >= threshold
+        rel = is_relevant(grades, threshold)
         return np.where(rel, 1.0 if self.gain == "binary" else np.nan_to_num(grades), 0.0)
 
     def compute(self, view):
         k = cutoff_of(self, view)
         w = intent_weights(view, self.weights, str(self))
         space = aspect_space(view)
-        dense = aspect_matrix(space)
-        disc = log_discount(k)
+        dense = aspect_matrix(view)
+        disc = LOG.positions(k)
         dcg = np.zeros((len(view.users), space.n_aspects))
         for sl, _items, grades, asp in self._chunks(view, k):
             dcg[sl] = np.einsum("nka,k->na", asp * self._gain(grades, view.threshold)[:, :, None], disc)
         cand, cgrades = padded_rows(view.qrels.matrix, view.users, keep_cols=dense.any(axis=1),
-                                    min_value=view.threshold)
+                                    threshold=view.threshold)
         widths = (cand >= 0).sum(axis=1)
         idcg = np.zeros_like(dcg)
         for idx in chunks_by_width(widths, space.n_aspects):
@@ -218,8 +220,8 @@ class PIA(_AspectMeasure):
         w = intent_weights(view, self.weights, str(self))
         space = aspect_space(view)
         items, grades = run_arrays(view, k)
-        rel = np.nan_to_num(grades, nan=-np.inf) >= view.threshold
-        u, _pos, a, _ = aspect_pairs(items, rel, aspect_index(space), space.n_aspects)
+        rel = is_relevant(grades, view.threshold)
+        u, _pos, a, _ = aspect_pairs(items, rel, aspect_index(view), space.n_aspects)
         return np.bincount(u, weights=w[u, a], minlength=len(items)) / k
 
 
@@ -229,8 +231,8 @@ def _coverage(view, measure, k):
     n_target = relevant_aspects(view, judged=judged).sum(axis=1)
     space = aspect_space(view)
     items, grades = run_arrays(view, k)
-    ok = ~np.isnan(grades) if judged else np.nan_to_num(grades, nan=-np.inf) >= view.threshold
-    u, pos, _a, gstart = aspect_pairs(items, ok, aspect_index(space), space.n_aspects)
+    ok = ~np.isnan(grades) if judged else is_relevant(grades, view.threshold)
+    u, pos, _a, gstart = aspect_pairs(items, ok, aspect_index(view), space.n_aspects)
     first = gstart == np.arange(len(u))
     return pos[first], u[first], n_target
 

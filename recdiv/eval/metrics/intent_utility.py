@@ -26,11 +26,15 @@ from recdiv.eval.metrics.intents import (
     run_arrays,
 )
 from recdiv.eval.params import IDEAL_TIES, REDUNDANCY, WEIGHTS
+from recdiv.models.discount import ExponentialDiscount
+from recdiv.models.relevance import is_relevant
 
 ALPHA = replace(REDUNDANCY, default=0.25)
-BETA = Param("beta", float, 0.9, "persistence β: probability of moving to the next item", low=0.0, high=1.0)
+BETA = Param("beta", float, 0.9, "persistence β: probability of moving to the next item", low=0.0, high=1.0,
+             low_open=True)
 UNIFORM = replace(WEIGHTS, default="uniform")
-PATIENCE = Param("p", float, 0.99, "persistence p: probability of inspecting the next item", low=0.0, high=1.0)
+PATIENCE = Param("p", float, 0.99, "persistence p: probability of inspecting the next item", low=0.0, high=1.0,
+                 low_open=True)
 COST = Param("e", float, 0.05, "reading cost e per inspected item")
 
 
@@ -40,11 +44,11 @@ COST = Param("e", float, 0.05, "reading cost e per inspected item")
 def _weighted_alpha_gains(view, items, grades, alpha, w):
     """G(k) = Σ_a w_a rel (1−α)^c of an arbitrary (n, L) item array with its grades (NaN unjudged)."""
     g = relevance_weights(grades, view.threshold, False, 1.0)
-    return alpha_gains(items, g, aspect_space(view), alpha, w)
+    return alpha_gains(view, items, g, alpha, w)
 
 
 def _nrbp(gains: np.ndarray, alpha: float, beta: float) -> np.ndarray:
-    return (1.0 - (1.0 - alpha) * beta) * (gains @ (beta ** np.arange(gains.shape[1])))
+    return (1.0 - (1.0 - alpha) * beta) * (gains @ ExponentialDiscount(beta).positions(gains.shape[1]))
 
 
 @register
@@ -112,7 +116,7 @@ class EU(_AspectMeasure):
         w = intent_weights(view, self.weights, str(self))
         items = view.at(view.items, k, fill=-1)
         gains = alpha_run_gains(view, k, self.alpha, weights=w)
-        disc = self.p ** np.arange(k)
+        disc = ExponentialDiscount(self.p).positions(k)
         return (1.0 - self.p) * ((gains - self.e * (items >= 0)) @ disc)
 
 
@@ -135,12 +139,12 @@ class RBU(_AspectMeasure):
 
     def _grade(self, grades, threshold):
         if self.grade == "binary":
-            return (np.nan_to_num(grades, nan=-np.inf) >= threshold).astype(np.float64)
+            return is_relevant(grades, threshold).astype(np.float64)
         return np.nan_to_num(grades, nan=0.0)
 
     def _gmax(self, view) -> np.ndarray:
         space = aspect_space(view)
-        dense = aspect_matrix(space)
+        dense = aspect_matrix(view)
         cand, cg = padded_rows(view.qrels.matrix, view.users, keep_cols=dense.any(axis=1))
         widths = (cand >= 0).sum(axis=1)
         gmax = np.zeros((len(cand), space.n_aspects))
@@ -157,9 +161,10 @@ class RBU(_AspectMeasure):
         space = aspect_space(view)
         items, grades = run_arrays(view, k)
         g = self._grade(grades, view.threshold)
-        u, pos, a, gstart = aspect_pairs(items, g > 0, aspect_index(space), space.n_aspects)
+        u, pos, a, gstart = aspect_pairs(items, g > 0, aspect_index(view), space.n_aspects)
         rv = (2.0 ** g[u, pos] - 1.0) / 2.0 ** gmax[u, a]
         surv = np.exp(exclusive_group_sum(np.log(np.maximum(1.0 - rv, 1e-300)), gstart))
-        util = np.bincount(u, weights=w[u, a] * rv * surv * self.p**pos, minlength=len(items))
-        cost = (items >= 0) @ (self.p ** np.arange(k))
+        browse = ExponentialDiscount(self.p)
+        util = np.bincount(u, weights=w[u, a] * rv * surv * browse.at(pos + 1), minlength=len(items))
+        cost = (items >= 0) @ browse.positions(k)
         return (1.0 - self.p) * (util - self.e * cost)

@@ -3,20 +3,19 @@ intents. A(i) is the membership pattern of the evaluation's aspect space (`EvalC
 relevant to u is relevant to every aspect it has (§C.0).
 
 Intent weights w_a (``weights=``): ``profile`` = count-based p(a|u) from `EvalContext.train`
-(`AspectSpace.user_distribution`, uniform over A for an empty profile), ``uniform`` = 1/|A_u^rel| over
+(`recdiv.models.intent`, uniform over A for an empty profile), ``uniform`` = 1/|A_u^rel| over
 the aspects of the user's relevant test items (TREC / ndeval convention).
 
 Arrays: the redundancy-aware gains (α-nDCG family, ERR-IA ndeval, NRBP, EU), A_u^rel and the greedy α-ideal
 lists are computed by numba kernels (`recdiv.eval.metrics.intents_kernels`) in one pass per user over the
-user's qrels CSR row and a padded items × aspects table — no users × K × |A| tensor. Unweighted run gains are
-cached per RunView (shared by α-nDCG, α-DCG, ERR-IA(ndeval), nERR-IA), greedy ideals and |A_u^rel| per qrels
-object; `clear_caches()` forgets them. The other measures gather (user, position, aspect) pairs or a dense
-items × aspects indicator for a chunk of users (memory bound METRICS.md G.7).
+user's qrels CSR row and a padded items × aspects table — no users × K × |A| tensor. Unweighted run gains
+(shared by α-nDCG, α-DCG, ERR-IA(ndeval), nERR-IA), greedy ideals, |A_u^rel| and the kernels' tables are kept
+in the context's cache (`context.cache.clear()` forgets them). The other measures gather (user, position,
+aspect) pairs or a dense items × aspects indicator for a chunk of users (memory bound METRICS.md G.7).
 """
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterator
 
 import numpy as np
@@ -34,24 +33,13 @@ from recdiv.eval.metrics.intents_kernels import (
 from recdiv.eval.metrics.intents_kernels import (
     aspect_table as _aspect_table,
 )
+from recdiv.models.intent import rows_or_uniform, uniform_over, user_aspect_distribution
+from recdiv.models.relevance import is_relevant
 
 # --------------------------------------------------------------------------------------------------
 # shared helpers (also used by recdiv.eval.metrics.unified)
 # --------------------------------------------------------------------------------------------------
-_DENSE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_DIST: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_IDEAL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_INDEX: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_CSR: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # kernel inputs: aspect tables, qrels CSR arrays
-_GAINS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # per RunView: unweighted run gains
 _NO_WEIGHTS = np.zeros((0, 0))
-
-
-def clear_caches() -> None:
-    """Forget every cached per-space / per-qrels / per-view array (indicators, aspect tables, greedy ideals,
-    |A_u^rel|, run gains, profile distributions)."""
-    for cache in (_DENSE, _DIST, _IDEAL, _INDEX, _CSR, _GAINS):
-        cache.clear()
 
 
 def aspect_space(view):
@@ -64,13 +52,10 @@ def aspect_space(view):
     return space
 
 
-def aspect_matrix(space) -> np.ndarray:
-    """Dense bool items × aspects indicator of A(i), cached per aspect space."""
-    hit = _DENSE.get(space)
-    if hit is None:
-        hit = space.dense(dtype=bool)
-        _DENSE[space] = hit
-    return hit
+def aspect_matrix(view) -> np.ndarray:
+    """Dense bool items × aspects indicator of A(i) of the view's aspect space (kept in the context's cache)."""
+    space = aspect_space(view)
+    return view.context.cache.get(("aspect matrix", space), lambda: space.dense(dtype=bool))
 
 
 def gather_aspects(dense: np.ndarray, items: np.ndarray) -> np.ndarray:
@@ -94,63 +79,52 @@ def user_distribution(view, weighting: str, measure: str = "this measure") -> np
         raise ConfigError(f"{measure} needs `train` in the evaluation context for profile intent weights "
                           "(e.g. --train FILE), or use weights=uniform")
     space = aspect_space(view)
-    per_train = _DIST.setdefault(train, {})
-    key = (id(space), weighting)
-    hit = per_train.get(key)
-    if hit is None or hit[0] is not space:
-        hit = (space, space.user_distribution(train, weighting))
-        per_train[key] = hit
-    dist = hit[1]
-    rows = user_rows(view, train)
-    out = np.full((len(rows), space.n_aspects), 1.0 / max(space.n_aspects, 1))
-    ok = rows >= 0
-    out[ok] = dist[rows[ok]]
-    return out
+    dist = view.context.cache.get(("p(a|u)", weighting, space, train),
+                                  lambda: user_aspect_distribution(space, train, weighting))
+    return rows_or_uniform(dist, user_rows(view, train))
 
 
-def aspect_table(space) -> np.ndarray:
+def aspect_table(view) -> np.ndarray:
     """(items + 1, T) aspects of every item in ascending order, padded with the sentinel n_aspects (last row:
-    padding item −1), for the numba kernels (`recdiv.eval.metrics.intents_kernels.aspect_table`); cached per space."""
-    hit = _CSR.get(space)
-    if hit is None:
+    padding item −1), for the numba kernels (`recdiv.eval.metrics.intents_kernels.aspect_table`); cached."""
+    space = aspect_space(view)
+
+    def build():
         m = space.indicator.tocsr()
         m.sort_indices()
-        hit = _aspect_table(m.indptr, m.indices.astype(np.int64), space.n_aspects)
-        _CSR[space] = hit
-    return hit
+        return _aspect_table(m.indptr, m.indices.astype(np.int64), space.n_aspects)
+
+    return view.context.cache.get(("aspect table", space), build)
 
 
-def qrels_csr(qrels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def qrels_csr(view) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(indptr, indices, grades float64) of the qrels matrix for the kernels — the matrix's own arrays when
-    their types fit (int32/int64 indices, float64 grades), no copy; cached per qrels object."""
-    hit = _CSR.get(qrels)
-    if hit is None or hit[0] is not qrels.matrix:
-        m = qrels.matrix
+    their types fit (int32/int64 indices, float64 grades), no copy; cached."""
+    m = view.qrels.matrix
 
-        def index(a):
-            return a if a.dtype in (np.int32, np.int64) else a.astype(np.int64)
+    def index(a):
+        return a if a.dtype in (np.int32, np.int64) else a.astype(np.int64)
 
-        hit = (m, index(m.indptr), index(m.indices), m.data.astype(np.float64, copy=False))
-        _CSR[qrels] = hit
-    return hit[1], hit[2], hit[3]
+    return view.context.cache.get(("qrels arrays", m),
+                                  lambda: (index(m.indptr), index(m.indices), m.data.astype(np.float64, copy=False)))
 
 
 def relevant_aspects(view, judged: bool = False) -> np.ndarray:
     """(n, A) bool: A_u^rel = ∪_{i ∈ Rel_u} A(i) (or the aspects of all judged items when `judged`)."""
     space = aspect_space(view)
-    return relevant_aspect_kernel(view.users.astype(np.int64), *qrels_csr(view.qrels), float(view.threshold),
-                                  judged, aspect_table(space), space.n_aspects)
+    return relevant_aspect_kernel(view.users.astype(np.int64), *qrels_csr(view), float(view.threshold),
+                                  judged, aspect_table(view), space.n_aspects)
 
 
 def n_relevant_aspects(view) -> np.ndarray:
     """|A_u^rel| of every evaluated user (the ndeval "ideal-ideal" normalisations); a by-product of the greedy
-    ideal kernel, so cached per qrels object with the ideal lists."""
+    ideal kernel, so kept with the ideal lists in the context's cache."""
     space = aspect_space(view)
-    hit = _IDEAL.setdefault(view.qrels, {}).get(_rel_asp_key(view))
-    if hit is not None and hit[0] is space:
-        return hit[1]
-    return relevant_aspect_counts(view.users.astype(np.int64), *qrels_csr(view.qrels), float(view.threshold),
-                                  aspect_table(space), space.n_aspects)
+    hit = view.context.cache.peek(_rel_asp_key(view, space))
+    if hit is not None:
+        return hit
+    return relevant_aspect_counts(view.users.astype(np.int64), *qrels_csr(view), float(view.threshold),
+                                  aspect_table(view), space.n_aspects)
 
 
 def run_rows(view) -> np.ndarray:
@@ -170,19 +144,18 @@ def alpha_run_gains(view, k: int, alpha: float, graded: bool = False,
     """
     space = aspect_space(view)
     has_w = weights is not None
-    key = (int(k), float(alpha), bool(graded), id(space))
-    per_view = _GAINS.setdefault(view, {})
-    hit = per_view.get(key) if not has_w else None
-    if hit is not None and hit[0] is space:
-        return hit[1]
+    key = view.key("alpha run gains", int(k), float(alpha), bool(graded), space)
+    hit = None if has_w else view.context.cache.peek(key)
+    if hit is not None:
+        return hit
     items = np.ascontiguousarray(view.rankings.items, dtype=np.int64)
     w = np.ascontiguousarray(weights, dtype=np.float64) if has_w else _NO_WEIGHTS
-    out = run_gains(items, run_rows(view), int(k), view.users.astype(np.int64), *qrels_csr(view.qrels),
-                    aspect_table(space), space.n_aspects, float(view.threshold), float(alpha), graded,
+    out = run_gains(items, run_rows(view), int(k), view.users.astype(np.int64), *qrels_csr(view),
+                    aspect_table(view), space.n_aspects, float(view.threshold), float(alpha), graded,
                     float(view.max_grade), w, has_w, _powers(alpha, k))
     if not has_w:
         out.flags.writeable = False
-        per_view[key] = (space, out)
+        view.context.cache.put(key, out)
     return out
 
 
@@ -190,9 +163,7 @@ def intent_weights(view, how: str, measure: str = "this measure") -> np.ndarray:
     """(n, A) intent weights: `profile` (count-based p(a|u)) or `uniform` (1/|A_u^rel| on A_u^rel)."""
     if how == "profile":
         return user_distribution(view, "count", measure)
-    arel = relevant_aspects(view)
-    n = arel.sum(axis=1, keepdims=True)
-    return np.where(arel, 1.0 / np.maximum(n, 1), 0.0)
+    return uniform_over(relevant_aspects(view))
 
 
 def run_arrays(view, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -212,25 +183,27 @@ def row_chunks(n: int, per_row: int) -> Iterator[slice]:
 
 def relevance_weights(grades: np.ndarray, threshold: float, graded: bool, r_max: float) -> np.ndarray:
     """ĝ(u,i): 1 (binary) or r/r_max (graded) for relevant items, 0 otherwise (§C.1/C.2)."""
-    rel = np.nan_to_num(grades, nan=-np.inf) >= threshold
+    rel = is_relevant(grades, threshold)
     if not graded:
         return rel.astype(np.float64)
     return np.where(rel, np.nan_to_num(grades) / r_max, 0.0)
 
 
-def aspect_index(space) -> np.ndarray:
+def aspect_index(view) -> np.ndarray:
     """(items, T) aspect indices of every item (T = max |A(i)|), padded with the sentinel n_aspects; cached."""
-    hit = _INDEX.get(space)
-    if hit is None:
+    space = aspect_space(view)
+
+    def build():
         m = space.indicator.tocsr()
         m.sort_indices()
         counts = np.diff(m.indptr)
         t = max(int(counts.max()) if len(counts) else 0, 1)
-        hit = np.full((m.shape[0], t), space.n_aspects, dtype=np.int64)
+        out = np.full((m.shape[0], t), space.n_aspects, dtype=np.int64)
         rows = np.repeat(np.arange(m.shape[0]), counts)
-        hit[rows, np.arange(m.nnz) - np.repeat(m.indptr[:-1], counts)] = m.indices
-        _INDEX[space] = hit
-    return hit
+        out[rows, np.arange(m.nnz) - np.repeat(m.indptr[:-1], counts)] = m.indices
+        return out
+
+    return view.context.cache.get(("aspect index", space), build)
 
 
 def aspect_pairs(items: np.ndarray, mask: np.ndarray, table: np.ndarray, n_asp: int):
@@ -254,17 +227,18 @@ def exclusive_group_sum(values: np.ndarray, gstart: np.ndarray) -> np.ndarray:
     return cs - values - (cs[gstart] - values[gstart])
 
 
-def alpha_gains(items: np.ndarray, g: np.ndarray, space, alpha: float, weights: np.ndarray | None = None,
+def alpha_gains(view, items: np.ndarray, g: np.ndarray, alpha: float, weights: np.ndarray | None = None,
                 graded: bool = False) -> np.ndarray:
     """G(k) = Σ_{a∈A(i_k)} w_a·ĝ_k·(1−α)^{c_{a,k−1}}, c = Σ_{l<k} ĝ_l [a∈A(i_l)] (§C.1/C.2/C.8), for (n, K) lists.
 
     g (n, K): relevance weights ĝ (0/1 when not `graded`; binary gains count any ĝ > 0 as 1);
     weights (n, A) or None (all 1). Numba kernel, one pass per list.
     """
+    space = aspect_space(view)
     has_w = weights is not None
     w = np.ascontiguousarray(weights, dtype=np.float64) if has_w else _NO_WEIGHTS
     return alpha_gains_kernel(np.ascontiguousarray(items, dtype=np.int64), np.ascontiguousarray(g, dtype=np.float64),
-                              aspect_table(space), space.n_aspects, float(alpha), graded, w, has_w,
+                              aspect_table(view), space.n_aspects, float(alpha), graded, w, has_w,
                               _powers(alpha, items.shape[1]))
 
 
@@ -273,42 +247,39 @@ def _powers(alpha: float, k: int) -> np.ndarray:
     return (1.0 - float(alpha)) ** np.arange(k + 1, dtype=np.float64)
 
 
-def log_discount(k: int) -> np.ndarray:
-    return 1.0 / np.log2(np.arange(2, k + 2))
-
-
 def alpha_ideal_lists(view, alpha: float, graded: bool, ties: str, steps: int | None) -> tuple[np.ndarray, np.ndarray]:
     """Greedy α-ideal lists (§C.1) of every evaluated user: (items (n, L) −1 padded, gains (n, L)).
 
     Candidates are the user's relevant items having aspects (all other judged items have gain 0 and
-    only pad the list). `steps=None` builds the whole list. Cached per qrels object; a cached longer
+    only pad the list). `steps=None` builds the whole list. Kept in the context's cache; a cached longer
     list is reused (greedy ideals of different lengths share their prefix).
     """
     space = aspect_space(view)
     r_max = view.max_grade
-    key = (alpha, graded, ties, view.threshold, view.context.population, r_max if graded else None)
-    per_q = _IDEAL.setdefault(view.qrels, {})
-    hit = per_q.get(key)
-    if hit is not None and hit[0] is space and (hit[1] or (steps is not None and hit[2].shape[1] >= steps)):
-        items, gains = hit[2], hit[3]
+    key = ("alpha ideal", view.qrels, space, alpha, graded, ties, view.threshold, view.context.population,
+           r_max if graded else None)
+    cache = view.context.cache
+    hit = cache.peek(key)
+    if hit is not None and (hit[0] or (steps is not None and hit[1].shape[1] >= steps)):
+        items, gains = hit[1], hit[2]
         return (items, gains) if steps is None else (items[:, :steps], gains[:, :steps])
     check_ideal_ties("ideal list", ties)
-    q_ptr, q_idx, q_val = qrels_csr(view.qrels)
+    q_ptr, q_idx, q_val = qrels_csr(view)
     rank = view.qrels.items.string_rank
     keys = rank if ties == "max_id" else len(rank) - 1 - rank
     out_i, out_g, widths, n_rel_asp = greedy_alpha_ideal(
         view.users.astype(np.int64), q_ptr, q_idx, q_val, float(view.threshold), graded, float(r_max),
-        aspect_table(space), space.n_aspects, np.ascontiguousarray(keys, dtype=np.int64), float(alpha),
+        aspect_table(view), space.n_aspects, np.ascontiguousarray(keys, dtype=np.int64), float(alpha),
         -1 if steps is None else int(steps))
     full = out_i.shape[1] == max(int(widths.max()) if len(widths) else 0, 1)
-    per_q[key] = (space, full, out_i, out_g)
+    cache.put(key, (full, out_i, out_g))
     n_rel_asp.flags.writeable = False
-    per_q[_rel_asp_key(view)] = (space, n_rel_asp)
+    cache.put(_rel_asp_key(view, space), n_rel_asp)
     return out_i, out_g
 
 
-def _rel_asp_key(view) -> tuple:
-    return ("|A_u^rel|", view.threshold, view.context.population)
+def _rel_asp_key(view, space) -> tuple:
+    return ("|A_u^rel|", view.qrels, space, view.threshold, view.context.population)
 
 
 class _AspectMeasure(PerUserMeasure):
@@ -318,7 +289,7 @@ class _AspectMeasure(PerUserMeasure):
     def _chunks(self, view, k: int):
         """Yield (slice, items (c,K), grades (c,K), asp (c,K,A)) over chunks of the evaluated users."""
         space = aspect_space(view)
-        dense = aspect_matrix(space)
+        dense = aspect_matrix(view)
         items, grades = run_arrays(view, k)
         for sl in row_chunks(len(items), k * max(space.n_aspects, 1)):
             yield sl, items[sl], grades[sl], gather_aspects(dense, items[sl])

@@ -27,7 +27,7 @@ class _Popularity(_Expected):
 
     def item_novelty(self, view, items, valid, prel):
         train = self._train(view)
-        nov = _cached(view.context, ("nov", self.MODEL, id(train)), lambda: item_novelty(self.MODEL, train))
+        nov = _cached(view.context, ("nov", self.MODEL, train), lambda: item_novelty(self.MODEL, train))
         return gather(nov, items)
 
 
@@ -110,5 +110,5 @@ class EPD(_Expected):
             return ProfileDistance(train, sim, weights, self.undefined,
                                    _signature_distances(ctx, sim, train.n_items, self.undefined))
 
-        model = _cached(ctx, ("pd", id(sim), id(train), self.profile_rel, self.undefined), build)
+        model = _cached(ctx, ("pd", sim, train, self.profile_rel, self.undefined), build)
         return model(view.users, items)

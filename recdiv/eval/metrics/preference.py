@@ -24,6 +24,7 @@ import numpy as np
 
 from recdiv.eval.measure import PairwiseMeasure, Param, PerUserMeasure, _cut, register
 from recdiv.eval.metrics.intents import user_rows
+from recdiv.models.discount import ExponentialDiscount, LogDiscount, ReciprocalDiscount
 
 _BIG = np.iinfo(np.int64).max // 4
 
@@ -136,9 +137,9 @@ class TSE(PerUserMeasure):
         ok = pm > 0
         pm = np.where(ok, pm, 1.0)
         if self.base in ("ap", "rr"):
-            v = 1.0 / pm
+            v = ReciprocalDiscount().at(pm)
         elif self.base == "ndcg":
-            v = 1.0 / np.log2(pm + 1.0)
+            v = LogDiscount().at(pm)
         else:
-            v = (1.0 - self.p) * self.p ** (pm - 1.0)
+            v = (1.0 - self.p) * ExponentialDiscount(self.p).at(pm)
         return np.where(ok, v, 0.0)

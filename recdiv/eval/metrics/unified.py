@@ -14,8 +14,6 @@ Per aspect a and user u (P&R eq. 4–16):
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from recdiv.eval.measure import Param, PerUserMeasure, register
@@ -25,14 +23,14 @@ from recdiv.eval.metrics.intents import (
     aspect_space,
     aspect_table,
     cutoff_of,
-    log_discount,
     qrels_csr,
     run_rows,
     user_distribution,
 )
 from recdiv.eval.params import IDEAL_TIES
-
-_IDEAL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+from recdiv.models.discount import LogDiscount
+from recdiv.models.intent import aspect_distribution
+from recdiv.models.relevance import is_relevant
 
 
 def item_probabilities(grades: np.ndarray, alpha: float, beta: float, r_max: float, threshold: float,
@@ -41,7 +39,7 @@ def item_probabilities(grades: np.ndarray, alpha: float, beta: float, r_max: flo
     judged = ~np.isnan(grades)
     r = np.nan_to_num(grades)
     if nonrel_to_zero:
-        r = np.where(r >= threshold, r, 0.0)
+        r = np.where(is_relevant(grades, threshold), r, 0.0)
     return np.where(judged, beta * r / r_max, alpha)
 
 
@@ -51,19 +49,18 @@ def gamma_weights(view, source: str, measure: str = "ab-nDCG") -> np.ndarray:
         return user_distribution(view, "rating", measure)
     space = aspect_space(view)
     mass = np.asarray((view.qrels.matrix[view.users] @ space.indicator).todense(), dtype=np.float64)
-    total = mass.sum(axis=1, keepdims=True)
-    uniform = 1.0 / max(space.n_aspects, 1)
-    return np.where(total > 0, mass / np.where(total > 0, total, 1.0), uniform)
+    return aspect_distribution(mass, mass.sum(axis=1, keepdims=True), space.n_aspects)
 
 
-def ab_gains(items: np.ndarray, probs: np.ndarray, gamma: np.ndarray, space) -> np.ndarray:
+def ab_gains(view, items: np.ndarray, probs: np.ndarray, gamma: np.ndarray) -> np.ndarray:
     """G[k] = 1 − Π_{a∈A(i_k)} (1 − P_k·γ_a Π_{j<k, a∈A(i_j)}(1 − P_j)) for (n, K) lists (eq. 13).
 
     probs (n, K): P(a|u,i_k) (the same for every aspect of i_k); items −1 padded (gain 0). Numba kernel, one
     pass per list, the running products kept per aspect.
     """
     return kernels.list_gains(np.ascontiguousarray(items, dtype=np.int64),
-                              np.ascontiguousarray(probs, dtype=np.float64), aspect_table(space), space.n_aspects,
+                              np.ascontiguousarray(probs, dtype=np.float64), aspect_table(view),
+                              aspect_space(view).n_aspects,
                               np.ascontiguousarray(gamma, dtype=np.float64))
 
 
@@ -97,35 +94,35 @@ class AlphaBetaNDCG(PerUserMeasure):
 
     def gains(self, view, items: np.ndarray, grades: np.ndarray, gamma: np.ndarray) -> np.ndarray:
         """(n, L) gains G[k] of arbitrary item lists (rows aligned with view.users; grades NaN = unjudged)."""
-        return ab_gains(items, self._probs(view, items, grades), gamma, aspect_space(view))
+        return ab_gains(view, items, self._probs(view, items, grades), gamma)
 
     def run_gains(self, view, k: int, gamma: np.ndarray) -> np.ndarray:
         """(n, K) gains G[k] of the run cut (or padded) at K; P(a|u,i) from each user's qrels row (one kernel pass)."""
         space = aspect_space(view)
         items = np.ascontiguousarray(view.rankings.items, dtype=np.int64)
-        return kernels.run_gains(items, run_rows(view), int(k), view.users.astype(np.int64), *qrels_csr(view.qrels),
-                                 aspect_table(space), space.n_aspects, gamma, self.alpha, self.beta, view.max_grade,
+        return kernels.run_gains(items, run_rows(view), int(k), view.users.astype(np.int64), *qrels_csr(view),
+                                 aspect_table(view), space.n_aspects, gamma, self.alpha, self.beta, view.max_grade,
                                  view.threshold, self.nonrel_to_zero)
 
     def ideal(self, view, gamma: np.ndarray, steps: int) -> tuple[np.ndarray, np.ndarray]:
         """Greedy ideal lists over each user's judged test items with aspects: (items (n, L), gains (n, L)),
         L = min(steps, the largest number of judged items having aspects of any user, at least 1).
 
-        Numba kernel (`recdiv.eval.metrics.unified_kernels.greedy_ab_ideal`); cached per qrels object, a cached longer
-        or complete list is reused (greedy ideals of different lengths share their prefix).
+        Numba kernel (`recdiv.eval.metrics.unified_kernels.greedy_ab_ideal`); a cached longer
+        or complete list is reused (greedy ideals of different lengths share their prefix); kept in the context's
+        cache.
         """
         space = aspect_space(view)
-        key = (self.alpha, self.beta, self.gamma_source, self.nonrel_to_zero, self.ideal_ties, view.threshold,
-               view.context.population, view.max_grade)
-        per_q = _IDEAL.setdefault(view.qrels, {})
         src = view.context.train if self.gamma_source == "train" else None
-        hit = per_q.get(key)
-        if hit is not None and hit[0] is space and hit[1] is src and (hit[2] or hit[3].shape[1] >= steps):
-            return hit[3][:, :steps], hit[4][:, :steps]
+        key = ("ab ideal", view.qrels, space, src, self.alpha, self.beta, self.gamma_source, self.nonrel_to_zero,
+               self.ideal_ties, view.threshold, view.context.population, view.max_grade)
+        hit = view.context.cache.peek(key)
+        if hit is not None and (hit[0] or hit[1].shape[1] >= steps):
+            return hit[1][:, :steps], hit[2][:, :steps]
         check_ideal_ties(self.NAME, self.ideal_ties)
         users = view.users.astype(np.int64)
-        q_ptr, q_idx, q_val = qrels_csr(view.qrels)
-        table = aspect_table(space)
+        q_ptr, q_idx, q_val = qrels_csr(view)
+        table = aspect_table(view)
         widths = kernels.candidate_widths(users, q_ptr, q_idx, table, space.n_aspects)
         width = max(int(widths.max()) if len(widths) else 0, 1)
         length = min(steps, width)
@@ -133,13 +130,13 @@ class AlphaBetaNDCG(PerUserMeasure):
         keys = np.ascontiguousarray(rank if self.ideal_ties == "max_id" else len(rank) - 1 - rank, dtype=np.int64)
         out_i, out_g = kernels.greedy_ab_ideal(users, q_ptr, q_idx, q_val, table, space.n_aspects, gamma, keys,
                                                self.beta, view.max_grade, view.threshold, self.nonrel_to_zero, length)
-        per_q[key] = (space, src, length == width, out_i, out_g)
+        view.context.cache.put(key, (length == width, out_i, out_g))
         return out_i, out_g
 
     def compute(self, view):
         k = cutoff_of(self, view)
         gamma = gamma_weights(view, self.gamma_source, str(self))
-        disc = log_discount(k)
+        disc = LogDiscount().positions(k)
         dcg = kernels.discounted_sums(self.run_gains(view, k, gamma), disc)
         _, ig = self.ideal(view, gamma, k)
         idcg = kernels.discounted_sums(np.ascontiguousarray(ig), disc[: ig.shape[1]])
