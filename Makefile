@@ -10,6 +10,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m recdiv.cli.warmup  # compile and cache every numba kernel: no command compiles when it first runs
 	touch $(STAMP)
 
 demo: $(STAMP)

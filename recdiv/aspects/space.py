@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
-import scipy.sparse as sp
 
 from recdiv.data.interactions import Attribute, build_csr
 from recdiv.data.vocab import Vocab
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import scipy.sparse as sp
 
 
 @dataclass(frozen=True, eq=False)
@@ -35,6 +38,8 @@ class AspectSpace:
 
     @classmethod
     def from_attribute(cls, attribute: Attribute, items: Vocab, name: str = "aspects") -> AspectSpace:
+        import scipy.sparse as sp
+
         return cls(items, attribute.names, sp.csr_matrix(attribute.matrix), name)
 
     @classmethod
@@ -54,6 +59,9 @@ class AspectSpace:
     def to_frame(self) -> pd.DataFrame:
         """Columns item, aspect, weight (external ids), one row per (item, aspect) of `membership`, by item index
         then aspect index: the inverse of `from_frame`."""
+        import pandas as pd
+        import scipy.sparse as sp
+
         m = sp.csr_matrix(self.membership)
         m.sort_indices()
         rows = np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))

@@ -87,28 +87,27 @@ def _split(args):
 def _from_files(args):
     import numpy as np
 
-    from recdiv.aspects.space import AspectSpace
-    from recdiv.data.interactions import Attribute, Interactions
-    from recdiv.data.textio import read_interactions_tsv, read_item_aspects_tsv, read_trec_qrels
-    from recdiv.data.vocab import Vocab
+    from recdiv.data.interactions import Attribute
+    from recdiv.data.tables import aspect_matrix, dense, interactions_of, shared_vocab
+    from recdiv.data.textio import parse_interactions_tsv, parse_item_aspects_tsv, parse_trec_qrels
 
-    tf = read_interactions_tsv(args.train)
-    qf = read_trec_qrels(args.qrels) if args.qrels else None
-    af = read_item_aspects_tsv(args.aspects) if args.aspects else None
-    users = Vocab.from_values(tf["user"], *([qf["user"]] if qf is not None else []))
-    items = Vocab.from_values(tf["item"], *[f["item"] for f in (qf, af) if f is not None])
-    train = Interactions.from_frame(tf, users=users, items=items)
-    test_users = users.lookup(qf["user"].unique()) if qf is not None else np.flatnonzero(train.user_counts() > 0)
+    tt = parse_interactions_tsv(args.train)
+    qt = parse_trec_qrels(args.qrels) if args.qrels else None
+    at = parse_item_aspects_tsv(args.aspects) if args.aspects else None
+    users = shared_vocab(tt["user"], *([qt["user"]] if qt is not None else []))
+    items = shared_vocab(tt["item"], *[t["item"] for t in (qt, at) if t is not None])
+    train = interactions_of(tt, users, items)
+    test_users = np.unique(dense(qt["user"], users)) if qt is not None else np.flatnonzero(train.user_counts() > 0)
     attributes = None  # the aspect file serves as the item attribute a content model asks for
-    if af is not None:
-        space = AspectSpace.from_frame(af, items)
-        attributes = Attribute(space.membership, space.names)
-    return train, np.sort(test_users), attributes
+    if at is not None:
+        names, membership = aspect_matrix(at, items)
+        attributes = Attribute(membership, names)
+    return train, test_users.astype(np.int64), attributes
 
 
 def run_recommend(args: argparse.Namespace) -> int:
     from recdiv.algorithms.registry import RECOMMENDERS, make_recommender
-    from recdiv.data.textio import write_trec_run
+    from recdiv.data.textio import id_strings, write_rankings
 
     params = parse_params(args.param)
     entry = RECOMMENDERS.entry(args.algo)
@@ -122,6 +121,8 @@ def run_recommend(args: argparse.Namespace) -> int:
         have = ", ".join(RECOMMENDERS.with_capability("item-factors"))
         raise ConfigError(f"--factors-out: {name} has no item factors (models with item factors: {have})")
     train, users, attributes = _split(args)
+    id_strings(train.users.ids, args.output, "user id")  # fail before fitting: a TREC run cannot hold these ids
+    id_strings(train.items.ids, args.output, "item id")
     side = {}
     if getattr(cls, "needs_attributes", False):
         attr = model.config.attribute
@@ -141,7 +142,7 @@ def run_recommend(args: argparse.Namespace) -> int:
         model.fit(train, **side)
         bar.stage(f"recommend {name}", len(users))
         rankings = model.recommend(users, args.n)
-    write_trec_run(rankings.to_frame(), args.output, tag=args.tag or name)
+    write_rankings(rankings, args.output, tag=args.tag or name)
     if args.factors_out:
         from recdiv.data.factors import write_item_factors_tsv
 

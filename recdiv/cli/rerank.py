@@ -22,7 +22,7 @@ import sys
 import time
 
 from recdiv.cli.params import parse_params
-from recdiv.errors import ConfigError, DataError
+from recdiv.errors import ConfigError
 
 SIMILARITIES = ("cosine", "jaccard", "latent-cosine", "pearson")  # for --help (recdiv.aspects.similarity has them)
 
@@ -97,12 +97,9 @@ def _check_options(args, needs: tuple[str, ...], name: str) -> None:
 
 
 def run_rerank(args) -> int:
-    # deferred: numpy, pandas and the rerankers (numba) load only when the command runs
-    import numpy as np
-    import pandas as pd
-
-    from recdiv.data.rankings import Rankings
-    from recdiv.data.textio import read_interactions_tsv, read_item_aspects_tsv, read_trec_run, write_trec_run
+    # deferred: the readers and the rerankers (numba) load only when the command runs
+    from recdiv.data.tables import dense, rankings_of, shared_vocab
+    from recdiv.data.textio import parse_interactions_tsv, parse_item_aspects_tsv, parse_trec_run, write_rankings
     from recdiv.data.vocab import Vocab
     from recdiv.diversifiers.registry import make_reranker
 
@@ -112,32 +109,29 @@ def run_rerank(args) -> int:
     needs = tuple(reranker.NEEDS)
     _check_options(args, needs, reranker.NAME)
     t0 = time.perf_counter()
-    run = read_trec_run(args.run)
-    asp = read_item_aspects_tsv(args.aspects) if args.aspects else None
-    train = read_interactions_tsv(args.train) if args.train else None
+    run = parse_trec_run(args.run)
+    asp = parse_item_aspects_tsv(args.aspects) if args.aspects else None
+    train = parse_interactions_tsv(args.train) if args.train else None
     fac_ids, fac = _read_factors(args) if args.factors else (None, None)
-    known = [f["item"] for f in (asp, train) if f is not None] + ([fac_ids] if fac_ids is not None else [])
-    items = Vocab.from_values(run["item"], *known)
-    if known:
-        listed = np.zeros(len(items), dtype=bool)
-        for col in known:
-            listed[items.lookup(np.asarray(col, dtype=object))] = True
-        unknown = ~listed[items.lookup(run["item"].to_numpy())]
-        if unknown.any():
-            j = int(np.flatnonzero(unknown)[0])
-            files = [n for n, f in (("the aspect file", asp), ("the training file", train),
-                                    ("the factor file", fac_ids)) if f is not None]
-            raise DataError(f"item {run['item'].iloc[j]!r} is in neither {' nor '.join(files)}"
-                            if len(files) > 1 else f"item {run['item'].iloc[j]!r} is not in {files[0]}",
-                            args.run, int(run.attrs["lineno"][j]))
-    users = Vocab.from_values(run["user"], *([train["user"]] if train is not None else []))
+    known = [(what, ids) for what, ids in (("the aspect file", asp["item"].labels if asp is not None else None),
+                                           ("the training file", train["item"].labels if train is not None else None),
+                                           ("the factor file", fac_ids)) if ids is not None]
+    if known:  # every candidate must be known to the files that describe items
+        items = Vocab.from_values(*(ids for _, ids in known))
+        files = [what for what, _ in known]
+        problem = (f"item {{id!r}} is in neither {' nor '.join(files)}" if len(files) > 1
+                   else f"item {{id!r}} is not in {files[0]}")
+        dense(run["item"], items, run, problem)
+    else:
+        items = shared_vocab(run["item"])
+    users = shared_vocab(run["user"], *([train["user"]] if train is not None else []))
     ctx, described = _context(args, needs, items, users, asp, train, fac_ids, fac)
-    cands = Rankings.from_frame(pd.DataFrame(run), users, items, order=args.order)
+    cands = rankings_of(run, users, items, order=args.order)
     from recdiv.progress import Progress
 
     with Progress(f"rerank {reranker.NAME}", len(cands.users)):
         out = reranker.rerank(cands, args.k, ctx)
-    write_trec_run(out.to_frame(), args.output, tag=args.tag or reranker.NAME)
+    write_rankings(out, args.output, tag=args.tag or reranker.NAME)
     params = ", ".join(f"{k}={v}" for k, v in reranker.config.model_dump(by_alias=True).items())
     print(f"{reranker.NAME}({params}): {len(cands):,} users, {int(cands.lengths.max(initial=0)):,} candidates "
           f"(by {args.order}) → top {args.k}{described}; {time.perf_counter() - t0:.1f} s -> {args.output}",
@@ -171,10 +165,10 @@ def _context(args, needs, items, users, asp, train, fac_ids, fac):
     from recdiv.aspects.latent import factor_space
     from recdiv.aspects.similarity import similarity_from_name
     from recdiv.aspects.space import AspectSpace
-    from recdiv.data.interactions import Interactions
+    from recdiv.data.tables import aspect_matrix, interactions_of
     from recdiv.models.context import Context
 
-    inter = Interactions.from_frame(train, users=users, items=items) if train is not None else None
+    inter = interactions_of(train, users, items) if train is not None else None
     factors, parts = None, []
     if args.factors_from:
         factors = _fitted_factors(args, inter)
@@ -185,7 +179,7 @@ def _context(args, needs, items, users, asp, train, fac_ids, fac):
         parts.append(f"factors {args.factors} ({fac.shape[1]})")
     space = None
     if asp is not None:
-        space = AspectSpace.from_frame(asp, items)
+        space = AspectSpace(items, *aspect_matrix(asp, items))
         parts.append(f"aspects {args.aspects} ({space.n_aspects})")
     elif args.dominant is not None:
         space = factor_space(factors, args.dominant, items)

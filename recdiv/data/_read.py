@@ -247,6 +247,22 @@ def _check_header(header: str | None, names: list[str], sep: str | None, quoted:
         raise DataError(f"expected the header {shown!r} in {what}, found {first!r}", path, 1)
 
 
+def _fixed(chunks, part, dtype) -> np.ndarray:
+    """The values of fixed-width pyarrow arrays (no nulls), concatenated: read from their buffers directly
+    (pyarrow's `to_numpy` imports pandas when it is installed)."""
+    size = np.dtype(dtype).itemsize
+    arrays = [np.frombuffer(part(c).buffers()[1], dtype=dtype, count=len(c), offset=part(c).offset * size)
+              for c in chunks]
+    return np.concatenate(arrays) if arrays else np.zeros(0, dtype=dtype)
+
+
+def _text(array) -> np.ndarray:
+    """A pyarrow string array as an object array of str. Through Python lists: pyarrow's own conversion would
+    import pandas (a second of start-up for `recdiv eval`); these arrays are the distinct ids, or the
+    dictionary of a column."""
+    return np.array(array.to_pylist(), dtype=object)
+
+
 def _bad_label(labels: np.ndarray, name: str) -> tuple[int, str] | None:
     """(index, problem) of the first label that is empty or holds a control character; None if all are fine."""
     if len(labels) == 0:
@@ -277,12 +293,12 @@ def check_ids(values: np.ndarray, name: str, source) -> None:
         raise DataError(bad[1], path, None if lineno is None else int(lineno[row]))
 
 
-def _ids(table, name: str, lineno: np.ndarray, path: Path) -> Codes:
-    col = table.column(name).unify_dictionaries()
+def _ids(col, name: str, lineno: np.ndarray, path: Path) -> Codes:
+    col = col.unify_dictionaries()
     chunks = col.chunks
     if chunks:
-        labels = chunks[0].dictionary.to_numpy(zero_copy_only=False)
-        codes = np.concatenate([c.indices.to_numpy() for c in chunks]).astype(np.int32, copy=False)
+        labels = _text(chunks[0].dictionary)
+        codes = _fixed(chunks, lambda c: c.indices, np.int32)
     else:
         labels, codes = np.array([], dtype=object), np.array([], dtype=np.int32)
     bad = _bad_label(labels, name)
@@ -317,7 +333,7 @@ def _has_empty(table, columns: list[Column], whitespace: bool) -> bool:
         if kind in ("id", "str") or (kind == "skip" and whitespace):
             col = table.column(name)
             if pa.types.is_dictionary(col.type):
-                if any(len(c.dictionary) and (c.dictionary.to_numpy(zero_copy_only=False) == "").any()
+                if any(len(c.dictionary) and (_text(c.dictionary) == "").any()
                        for c in col.chunks):
                     return True
             elif (col.to_numpy(zero_copy_only=False) == "").any():
@@ -344,24 +360,27 @@ def _parse_regular(raw: bytes, layouts: Layouts, delim: bytes, quoted: bool, whi
     return table, columns
 
 
-def _convert(table, columns: list[Column], lineno: np.ndarray, path: Path) -> dict[str, np.ndarray | Codes]:
-    """The parsed columns as numpy arrays (ids as Codes), checked: numbers finite (and whole for "int"), ids
-    printable, required text non-empty."""
+def _convert(arrays: dict, columns: list[Column], lineno: np.ndarray, path: Path) -> dict[str, np.ndarray | Codes]:
+    """The parsed columns (pyarrow, taken out of `arrays` one by one so that each is freed once converted) as
+    numpy arrays (ids as Codes), checked: numbers finite (and whole for "int"), ids printable, required text
+    non-empty."""
     out: dict[str, np.ndarray | Codes] = {}
     for name, kind in columns:
         if kind == "skip":
             continue
+        col = arrays.pop(name)
         if kind == "id":
-            out[name] = _ids(table, name, lineno, path)
+            out[name] = _ids(col, name, lineno, path)
         elif kind in ("int", "float"):
-            out[name] = _numbers(table.column(name).to_numpy(), name, kind, lineno, path)
+            out[name] = _numbers(_fixed(col.chunks, lambda c: c, np.float64), name, kind, lineno, path)
         else:
-            values = table.column(name).to_numpy(zero_copy_only=False)
+            values = col.to_numpy(zero_copy_only=False)
             if kind == "str":
                 empty = values == ""
                 if empty.any():
                     raise DataError(f"{name} is empty", path, int(lineno[int(np.flatnonzero(empty)[0])]))
             out[name] = values
+        del col
     return out
 
 
@@ -409,6 +428,7 @@ def parse_table(
         _check_header(head, [n for n, _ in layouts[max(layouts)]], sep, quoted, path, what)
     whitespace = sep is None
     delim = regular_lines(raw, comments=comments, whitespace=whitespace)
+    lines = None
     regular = None if delim is None else _parse_regular(raw, layouts, sep.encode() if sep else delim, quoted,
                                                          whitespace)
     if regular is not None:
@@ -433,7 +453,11 @@ def parse_table(
                             quoted=quoted, first_line=first_line) from None
         if table.num_rows != len(lineno):  # the line model and the parser disagree: a bug, not bad data
             raise AssertionError(f"{path}: {table.num_rows} rows parsed from {len(lineno)} data lines")
-    return Table(str(path), _convert(table, columns, lineno, path), lineno)
+    arrays = {n: table.column(n) for n, k in columns if k != "skip"}
+    del table, regular, raw, lines  # the file's bytes and the parser's other columns are freed before converting
+    out = _convert(arrays, columns, lineno, path)
+    pa.default_memory_pool().release_unused()  # give the parser's memory back (its allocator keeps it otherwise)
+    return Table(str(path), out, lineno)
 
 
 def iter_tables(

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
-import scipy.sparse as sp
 
+from recdiv.data.csr import csr_arrays
 from recdiv.data.vocab import Vocab
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import scipy.sparse as sp
 
 Kind = Literal["explicit", "implicit"]
 
@@ -22,20 +25,8 @@ def build_csr(
     Duplicated (row, col) pairs raise ValueError: callers decide a policy before building.
     Explicit zero values are kept (a 0 play count or rating is data, not absence).
     """
-    rows = np.asarray(rows, dtype=np.int64)
-    cols = np.asarray(cols, dtype=np.int64)
-    order = np.lexsort((cols, rows))
-    r, c = rows[order], cols[order]
-    if len(r) > 1:
-        dup = (r[1:] == r[:-1]) & (c[1:] == c[:-1])
-        if dup.any():
-            j = int(np.flatnonzero(dup)[0])
-            raise ValueError(f"duplicate (user, item) pair at dense indices ({r[j]}, {c[j]})")
-    indptr = np.zeros(shape[0] + 1, dtype=np.int64)
-    np.cumsum(np.bincount(r, minlength=shape[0]), out=indptr[1:])
-    m = sp.csr_matrix((np.asarray(values, dtype=np.float64)[order], c, indptr), shape=shape)
-    m.has_sorted_indices = True
-    return m, order
+    arrays, order = csr_arrays(rows, cols, values, shape)
+    return arrays.to_scipy(), order
 
 
 @dataclass(frozen=True, eq=False)
@@ -128,6 +119,8 @@ class Interactions:
 
     def to_frame(self, external: bool = True) -> pd.DataFrame:
         """Columns user, item, value[, timestamp]; external ids unless `external=False`."""
+        import pandas as pd
+
         u, i = self.user_index, self.item_index
         frame = pd.DataFrame(
             {

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numba
 import numpy as np
-import pandas as pd
-import scipy.sparse as sp
 
 from recdiv.data.vocab import Vocab
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import scipy.sparse as sp
 
 PAD = -1
 
@@ -45,157 +47,23 @@ def top_k(
     perm = np.argsort(-tb, kind="stable").astype(np.int64)
     rank = np.empty(m, dtype=np.int64)
     rank[perm] = np.arange(m)
+    from recdiv.data.rankings_kernels import _top_k_kernel
+
     for lo in range(0, n, max(1, chunk)):
         hi = min(n, lo + max(1, chunk))
         _top_k_kernel(scores[lo:hi], k, perm, rank, out_i[lo:hi], out_s[lo:hi])
     return out_i, out_s
 
 
-@numba.njit(cache=True)
-def _kth_smallest(a, kk):  # pragma: no cover - compiled
-    """Value of rank kk (0-based, ascending) of a (no NaN); partially reorders a in place (quickselect)."""
-    lo, hi = 0, len(a) - 1
-    while hi - lo > 16:
-        mid = (lo + hi) // 2
-        if a[mid] < a[lo]:
-            a[mid], a[lo] = a[lo], a[mid]
-        if a[hi] < a[lo]:
-            a[hi], a[lo] = a[lo], a[hi]
-        if a[hi] < a[mid]:
-            a[hi], a[mid] = a[mid], a[hi]
-        pivot = a[mid]
-        i, j = lo, hi
-        while i <= j:
-            while a[i] < pivot:
-                i += 1
-            while a[j] > pivot:
-                j -= 1
-            if i <= j:
-                a[i], a[j] = a[j], a[i]
-                i += 1
-                j -= 1
-        if kk <= j:
-            hi = j
-        elif kk >= i:
-            lo = i
-        else:
-            return a[kk]
-    for i in range(lo + 1, hi + 1):  # insertion sort of the small rest
-        x = a[i]
-        j = i - 1
-        while j >= lo and a[j] > x:
-            a[j + 1] = a[j]
-            j -= 1
-        a[j + 1] = x
-    return a[kk]
-
-
-@numba.njit(cache=True)
-def _pair_less(key, pay, a, b):  # pragma: no cover - compiled
-    return key[a] < key[b] or (key[a] == key[b] and pay[a] < pay[b])
-
-
-@numba.njit(cache=True)
-def _sort_pairs(key, pay, n, stack):  # pragma: no cover - compiled
-    """Sort key[:n], pay[:n] together by (key, pay) ascending (pay values are distinct); quicksort + insertion."""
-    top = 0
-    stack[0], stack[1] = 0, n - 1
-    top = 2
-    while top > 0:
-        top -= 2
-        lo, hi = stack[top], stack[top + 1]
-        while hi - lo > 16:
-            mid = (lo + hi) // 2
-            if _pair_less(key, pay, mid, lo):
-                key[mid], key[lo] = key[lo], key[mid]
-                pay[mid], pay[lo] = pay[lo], pay[mid]
-            if _pair_less(key, pay, hi, lo):
-                key[hi], key[lo] = key[lo], key[hi]
-                pay[hi], pay[lo] = pay[lo], pay[hi]
-            if _pair_less(key, pay, hi, mid):
-                key[hi], key[mid] = key[mid], key[hi]
-                pay[hi], pay[mid] = pay[mid], pay[hi]
-            pk, pp = key[mid], pay[mid]
-            i, j = lo, hi
-            while i <= j:
-                while key[i] < pk or (key[i] == pk and pay[i] < pp):
-                    i += 1
-                while key[j] > pk or (key[j] == pk and pay[j] > pp):
-                    j -= 1
-                if i <= j:
-                    key[i], key[j] = key[j], key[i]
-                    pay[i], pay[j] = pay[j], pay[i]
-                    i += 1
-                    j -= 1
-            if j - lo < hi - i:  # push the larger part, continue with the smaller
-                stack[top], stack[top + 1] = i, hi
-                top += 2
-                hi = j
-            else:
-                stack[top], stack[top + 1] = lo, j
-                top += 2
-                lo = i
-        for i in range(lo + 1, hi + 1):
-            k, p = key[i], pay[i]
-            j = i - 1
-            while j >= lo and (key[j] > k or (key[j] == k and pay[j] > p)):
-                key[j + 1] = key[j]
-                pay[j + 1] = pay[j]
-                j -= 1
-            key[j + 1] = k
-            pay[j + 1] = p
-
-
-@numba.njit(parallel=True, cache=True)
-def _top_k_kernel(scores, k, perm, rank, out_i, out_s):  # pragma: no cover - compiled
-    """perm: columns in decreasing tiebreak order; rank = its inverse (rank[j] = 0: column j wins all ties)."""
-    n, m = scores.shape
-    n_chunks = min(n, 256)
-    n_sample = min(m, 256)
-    for ch in numba.prange(n_chunks):
-        buf = np.empty(m)  # scratch, once per chunk of rows
-        small = np.empty(m)
-        sample = np.empty(n_sample)
-        key = np.empty(m)
-        pay = np.empty(m, np.int64)
-        stack = np.empty(256, np.int64)
-        for r in range(ch * n // n_chunks, (ch + 1) * n // n_chunks):
-            row = scores[r]
-            for j in range(m):
-                v = row[j]
-                buf[j] = -np.inf if np.isnan(v) else v
-            # k-th largest value (NaN counted as -inf): filter by a threshold t0 from a strided sample (rank chosen so
-            # that usually ~1.5 k values are >= t0), then select exactly among those; the k-th largest of the values
-            # >= t0 is the k-th largest of the row whenever at least k values are >= t0, else select on the full row
-            kth = -np.inf
-            found = False
-            if m > 4 * n_sample and k < m // 2:
-                for e in range(n_sample):
-                    sample[e] = buf[(e * m) // n_sample]
-                above = min(n_sample - 1, (3 * k * n_sample) // (2 * m) + 8)
-                t0 = _kth_smallest(sample, n_sample - 1 - above)
-                c = 0
-                for j in range(m):
-                    v = buf[j]
-                    small[c] = v
-                    c += v >= t0
-                if c >= k:
-                    kth = _kth_smallest(small[:c], c - k)
-                    found = True
-            if not found:
-                kth = _kth_smallest(buf, m - k)
-            cnt = 0
-            for j in range(m):
-                v = row[j]
-                if v >= kth and np.isfinite(v):
-                    key[cnt] = -v
-                    pay[cnt] = rank[j]
-                    cnt += 1
-            if cnt > 1:
-                _sort_pairs(key, pay, cnt, stack)  # score descending, then tiebreak descending
-            for p in range(min(cnt, k)):
-                out_i[r, p] = perm[pay[p]]
-                out_s[r, p] = -key[p]
+def _rows_in_order(first: np.ndarray, second: np.ndarray) -> bool:
+    """Whether every row is already sorted by (first, second) ascending, NaN last (as np.lexsort sorts)."""
+    if first.shape[1] < 2:
+        return True
+    a, b = first[:, :-1], first[:, 1:]
+    nan_a, nan_b = np.isnan(a), np.isnan(b)
+    tie = (a == b) | (nan_a & nan_b)
+    ok = ((a < b) & ~nan_b) | (~nan_a & nan_b) | (tie & (second[:, :-1] <= second[:, 1:]))
+    return bool(ok.all())
 
 
 @dataclass(frozen=True, eq=False)
@@ -270,6 +138,8 @@ class Rankings:
 
     def to_csr(self, values: str = "rank") -> sp.csr_matrix:
         """users(vocab) × items CSR holding the 1-based rank (or the score) of every ranked item."""
+        import scipy.sparse as sp
+
         v = self.valid
         rows = np.repeat(self.users, v.sum(axis=1))
         cols = self.items[v]
@@ -295,32 +165,64 @@ class Rankings:
     def from_frame(
         cls, frame: pd.DataFrame, user_vocab: Vocab, item_vocab: Vocab, *, order: str = "score"
     ) -> Rankings:
-        """From columns user, item, score[, rank] (external ids).
-
-        order="score": score descending, ties by external item id in descending string order (trec_eval,
-        METRICS.md §0.5); order="rank": by the rank column (ndeval's default).
-        """
+        """From columns user, item, score[, rank] (external ids); see `from_arrays`."""
         u = user_vocab.lookup(frame["user"].to_numpy())
         i = item_vocab.lookup(frame["item"].to_numpy())
-        s = frame["score"].to_numpy(np.float64) if "score" in frame else -frame["rank"].to_numpy(np.float64)
-        if order == "rank":
-            key = (frame["rank"].to_numpy(np.float64), u)
-        else:
-            key = (-item_vocab.string_rank[i], -s, u)
-        o = np.lexsort(key)
-        u, i, s = u[o], i[o], s[o]
-        users, starts, counts = np.unique(u, return_index=True, return_counts=True)
-        k = int(counts.max()) if len(counts) else 0
-        pos = np.arange(len(u)) - np.repeat(starts, counts)
-        row = np.repeat(np.arange(len(users)), counts)
+        s = frame["score"].to_numpy(np.float64) if "score" in frame else None
+        r = frame["rank"].to_numpy(np.float64) if "rank" in frame else None
+        return cls.from_arrays(u, i, s, user_vocab, item_vocab, ranks=r, order=order)
+
+    @classmethod
+    def from_arrays(
+        cls, user_index: np.ndarray, item_index: np.ndarray, scores: np.ndarray | None, user_vocab: Vocab,
+        item_vocab: Vocab, *, ranks: np.ndarray | None = None, order: str = "score",
+    ) -> Rankings:
+        """From one (user, item, score[, rank]) per ranked item, dense indices.
+
+        order="score": score descending, ties by external item id in descending string order (trec_eval,
+        METRICS.md §0.5); order="rank": by the rank column (ndeval's default). Without scores, -rank is the score.
+        """
+        u, i = np.asarray(user_index), np.asarray(item_index)
+        s = np.asarray(scores, dtype=np.float64) if scores is not None else -np.asarray(ranks, dtype=np.float64)
+        r = np.asarray(ranks, dtype=np.float64) if order == "rank" else None
+        # rows: the users with a list, ascending; each row filled in input order, then sorted within the row.
+        # Written for 10 M-line runs: no full sort when the input is grouped by user (runs are), temporaries freed
+        counts = np.bincount(u, minlength=len(user_vocab)) if len(u) else np.zeros(len(user_vocab), np.int64)
+        users = np.flatnonzero(counts)
+        k = int(counts.max()) if len(u) else 0
+        if len(u) > 1 and not (u[1:] >= u[:-1]).all():
+            perm = np.argsort(u, kind="stable")
+            u, i, s, r = u[perm], i[perm], s[perm], None if r is None else r[perm]
+            del perm
+        row = (np.cumsum(counts > 0) - 1)[u]
+        flat = np.arange(len(u), dtype=np.int64)
+        flat -= np.concatenate(([0], np.cumsum(counts[users])))[row]
+        flat += row * k
+        del row
         items = np.full((len(users), k), PAD, dtype=np.int64)
-        scores = np.full((len(users), k), np.nan)
-        items[row, pos] = i
-        scores[row, pos] = s
-        return cls(users, items, scores, user_vocab, item_vocab).check()
+        items.flat[flat] = i
+        vals = np.full((len(users), k), np.nan)
+        vals.flat[flat] = s
+        if order == "rank":
+            first = np.full((len(users), k), np.inf)
+            first.flat[flat] = r
+            second = np.zeros((len(users), k))
+        else:  # score descending, then item id in descending string order; padding (NaN, 1) last
+            first = -vals
+            second = np.ones((len(users), k))
+            second.flat[flat] = -item_vocab.string_rank[i]
+        del flat
+        if not _rows_in_order(first, second):
+            by = np.lexsort((second, first), axis=1)
+            del first, second
+            items = np.take_along_axis(items, by, axis=1)
+            vals = np.take_along_axis(vals, by, axis=1)
+        return cls(users, items, vals, user_vocab, item_vocab).check()
 
     def to_frame(self, external: bool = True) -> pd.DataFrame:
         """Columns user, item, score, rank (1-based), one row per ranked item, in ranking order."""
+        import pandas as pd
+
         v = self.valid
         rows = np.repeat(self.users, v.sum(axis=1))
         items = self.items[v]

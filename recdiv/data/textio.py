@@ -64,16 +64,21 @@ def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-
 
 # readers ------------------------------------------------------------------------------------------------------
 def first_duplicate(*keys: Codes | np.ndarray) -> int | None:
-    """Row of the first repeat (in file order) of the combined key, or None."""
+    """Row of the first repeat (in file order) of the combined key, or None. One sort of the keys; the rows are
+    located (a second, stable sort) only when there is a repeat."""
     key = np.zeros(len(keys[0]), dtype=np.int64)
     for k in keys:
         codes = k.codes if isinstance(k, Codes) else np.unique(k, return_inverse=True)[1]
         n = len(k.labels) if isinstance(k, Codes) else int(codes.max(initial=-1)) + 1
-        key = key * max(n, 1) + codes
+        key *= max(n, 1)
+        key += codes
+    sk = np.sort(key)
+    if not (sk[1:] == sk[:-1]).any():
+        return None
+    del sk
     order = np.argsort(key, kind="stable")
     sk = key[order]
-    repeat = sk[1:] == sk[:-1]
-    return int(order[1:][repeat].min()) if repeat.any() else None
+    return int(order[1:][sk[1:] == sk[:-1]].min())
 
 
 def check_duplicates(table: Table, keys: list[str], what: str) -> None:
@@ -115,13 +120,20 @@ def parse_interactions_tsv(path: str | Path) -> Table:
     return table
 
 
+_SPACE_AROUND_TAB = re.compile(rb" *\t *")
+_SPACE_AT_EDGE = re.compile(rb"(?m)^ +| +(?=\r?$)")
+
+
 def parse_item_aspects_tsv(path: str | Path) -> Table:
     """Item-aspect file (item aspect [weight]) -> Table (item, aspect, weight; weight 1 when absent). Fields are
     separated by tabs if the file holds a tab (aspect names may then contain spaces), else by spaces and tabs."""
-    from recdiv.data._source import read_source
+    from recdiv.data._source import lone_cr_to_nl, read_source
 
     raw = read_source(path)
-    table = parse_table(path, ASPECTS_LAYOUTS, sep="\t" if b"\t" in raw else None, comments=True,
+    tabs = b"\t" in raw
+    if tabs:  # spaces around a field, and lines of spaces only, are not data (as in the whitespace-separated form)
+        raw = _SPACE_AT_EDGE.sub(b"", _SPACE_AROUND_TAB.sub(b"\t", lone_cr_to_nl(raw)))
+    table = parse_table(path, ASPECTS_LAYOUTS, sep="\t" if tabs else None, comments=True,
                         what="item-aspect file (item aspect [weight])", data=raw)
     if "weight" not in table.columns:
         table.columns["weight"] = np.ones(len(table))
@@ -154,14 +166,10 @@ _UNWRITABLE = re.compile(r"[\s\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
 _UNWRITABLE_TSV = re.compile(r"[^\S ]|[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]")  # whitespace but the space
 
 
-def id_strings(values, path: str | Path, what: str = "id", *, spaces: bool = False) -> np.ndarray:
-    """The ids of `values` as strings (object array), each formatted once; an id that is empty or holds whitespace
-    or a control character cannot go into a whitespace-separated file: DataError naming it and the file.
-    `spaces`: the id goes into a tab-separated file, where inner spaces survive (not at either end)."""
-    import pandas as pd
-
-    codes, uniques = pd.factorize(np.asarray(values), sort=False)
-    labels = np.array([str(x) for x in uniques], dtype=object)
+def _checked_labels(distinct, path: str | Path, what: str, spaces: bool = False) -> np.ndarray:
+    """str() of each distinct id, refusing ids a whitespace-separated file cannot hold. `spaces`: the id goes into a
+    tab-separated file, where inner spaces survive (not at either end)."""
+    labels = np.array([str(x) for x in distinct], dtype=object)
     rule = _UNWRITABLE_TSV if spaces else _UNWRITABLE
     bad = np.fromiter(map(bool, map(rule.search, labels)), bool, len(labels)) | (labels == "")
     if spaces:
@@ -172,7 +180,23 @@ def id_strings(values, path: str | Path, what: str = "id", *, spaces: bool = Fal
                  "with a space" if spaces else "this whitespace-separated format cannot be empty or contain "
                  "whitespace or control characters")
         raise DataError(f"cannot write {what} {x!r}: ids in {where}", path)
-    return labels[codes]
+    return labels
+
+
+def id_strings(values, path: str | Path, what: str = "id", *, spaces: bool = False) -> np.ndarray:
+    """The ids of `values` as strings (object array), each distinct id formatted and checked once (an id that is
+    empty or holds whitespace or a control character: DataError naming it and the file; `spaces`: inner spaces
+    allowed, for tab-separated files)."""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(np.asarray(values), sort=False)
+    return _checked_labels(uniques, path, what, spaces)[codes]
+
+
+def _vocab_strings(vocab, index: np.ndarray, path: str | Path, what: str) -> np.ndarray:
+    """`id_strings` of vocabulary entries given by dense index (no pandas: the distinct indices are integers)."""
+    used, inverse = np.unique(index, return_inverse=True)
+    return _checked_labels(vocab.ids[used].tolist(), path, what)[inverse]
 
 
 def _number_strings(values: np.ndarray, style: str) -> list[str]:
@@ -198,11 +222,25 @@ def _write_text(path: str | Path, text: str) -> None:
 
 def write_trec_run(frame, path: str | Path, tag: str = "recdiv") -> None:
     """Write columns user, item, rank, score as a TREC run (atomically; gzip when `path` ends in .gz)."""
-    (tag_text,) = id_strings([tag], path, "run tag")
+    (tag_text,) = _checked_labels([tag], path, "run tag")
     users = id_strings(frame["user"].to_numpy(), path, "user id")
     items = id_strings(frame["item"].to_numpy(), path, "item id")
     ranks = list(map(str, np.asarray(frame["rank"], dtype=np.int64).tolist()))
     scores = _number_strings(frame["score"].to_numpy(), "17g")
+    line = "{} Q0 {} {} {} " + tag_text.replace("{", "{{").replace("}", "}}") + "\n"
+    _write_text(path, "".join(map(line.format, users, items, ranks, scores)))
+
+
+def write_rankings(rankings, path: str | Path, tag: str = "recdiv") -> None:
+    """Write `Rankings` as a TREC run (atomically; gzip when `path` ends in .gz); byte for byte what
+    `write_trec_run(rankings.to_frame(), path, tag)` writes, without building the frame."""
+    (tag_text,) = _checked_labels([tag], path, "run tag")
+    valid = rankings.valid
+    rows, pos = np.nonzero(valid)
+    users = _vocab_strings(rankings.user_vocab, rankings.users, path, "user id")[rows]
+    items = _vocab_strings(rankings.item_vocab, rankings.items[valid], path, "item id")
+    ranks = np.array([str(j) for j in range(1, rankings.k + 1)], dtype=object)[pos]
+    scores = _number_strings(rankings.scores[valid], "17g")
     line = "{} Q0 {} {} {} " + tag_text.replace("{", "{{").replace("}", "}}") + "\n"
     _write_text(path, "".join(map(line.format, users, items, ranks, scores)))
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
-from scipy.stats import binomtest
 
 from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
@@ -21,6 +20,9 @@ from recdiv.errors import ConfigError
 from recdiv.eval.catalog import parse_measure, parse_measures
 from recdiv.eval.context import EvalContext
 from recdiv.eval.measure import Measure, PairwiseMeasure
+
+if TYPE_CHECKING:  # pandas and scipy load where they are used: `recdiv eval` needs neither
+    import pandas as pd
 
 __all__ = ["Evaluation", "PreferenceSummary", "evaluate", "preference_per_user", "preference_summary"]
 
@@ -65,12 +67,16 @@ class Evaluation:
 
     def table(self) -> pd.DataFrame:
         """System values: one row per run, one column per measure."""
+        import pandas as pd
+
         return pd.DataFrame([[self.values[r][str(m)] for m in self.measures] for r in self.runs],
                             index=pd.Index(self.runs, name="run"), columns=[str(m) for m in self.measures])
 
     def user_table(self, run: str) -> pd.DataFrame:
         """Per-user values of one run: one row per evaluated user (index: user id), one column per per-user
         measure."""
+        import pandas as pd
+
         return pd.DataFrame(dict(self.per_user[run]), index=pd.Index(self.users, name="user"))
 
     def to_dict(self, per_user: bool = False) -> dict:
@@ -155,6 +161,8 @@ def preference_summary(prefs, run_x=None, run_y=None, qrels=None, context=None) 
     Either pass the per-user array, or a measure name and the two runs:
     ``preference_summary("lexirecall", run_x, run_y, qrels, context)``.
     """
+    from scipy.stats import binomtest
+
     if isinstance(prefs, str | Measure):
         prefs = preference_per_user(prefs, run_x, run_y, qrels, context)
     p = np.asarray(prefs)

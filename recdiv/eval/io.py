@@ -10,22 +10,23 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
-from recdiv.aspects.space import AspectSpace
-from recdiv.data.interactions import Interactions
-from recdiv.data.lenskit_io import qrels_from_itemlists, rankings_from_itemlists
 from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
-from recdiv.data.textio import read_interactions_tsv, read_item_aspects_tsv, read_trec_qrels, read_trec_run
+from recdiv.data.tables import aspect_matrix, interactions_of, qrels_of, rankings_of, shared_vocab
+from recdiv.data.textio import parse_interactions_tsv, parse_item_aspects_tsv, parse_trec_qrels, parse_trec_run
 from recdiv.data.vocab import Vocab
 from recdiv.errors import ConfigError, DataError
 from recdiv.eval.catalog import parse_measures
 from recdiv.eval.context import EvalContext
 from recdiv.eval.evaluate import Evaluation, evaluate
 from recdiv.eval.measure import Measure
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass
@@ -41,13 +42,6 @@ def run_names(paths: Sequence[str | Path]) -> list[str]:
     """Run names: file stems, or the paths as given where two stems collide."""
     stems = [Path(p).stem for p in paths]
     return [s if stems.count(s) == 1 else str(p) for s, p in zip(stems, paths)]
-
-
-def _rankings(frame: pd.DataFrame, users: Vocab, items: Vocab, path) -> Rankings:
-    try:
-        return Rankings.from_frame(frame, users, items, order="score")
-    except ValueError as e:  # duplicates are caught by the reader; this is a last guard
-        raise DataError(str(e), path) from None
 
 
 def load_inputs(
@@ -66,34 +60,35 @@ def load_inputs(
     trec_eval's rule); the rank column is ignored. `train` is an interactions TSV (user item value [ts]),
     `aspects` an item-aspect TSV (item aspect [weight]), `previous` a TREC run (the previous recommendations
     for ESSD-style measures). Malformed lines raise DataError naming file and line.
+
+    Files are held as compact arrays from the parser on: ids dictionary-encoded (a few bytes per line, each
+    distinct id looked up once), numbers as float64 — never a Python object per line.
     """
     if population not in ("relevant", "judged"):
         raise ConfigError(f"population must be relevant or judged, got {population!r}")
-    qf = read_trec_qrels(qrels_path)
-    rfs = [read_trec_run(p) for p in run_paths]
-    tf = read_interactions_tsv(train) if train is not None else None
-    af = read_item_aspects_tsv(aspects) if aspects is not None else None
-    pf = read_trec_run(previous) if previous is not None else None
-    user_cols = [qf["user"], *(f["user"] for f in rfs)]
-    item_cols = [qf["item"], *(f["item"] for f in rfs)]
-    for f in (tf, pf):
-        if f is not None:
-            user_cols.append(f["user"])
-            item_cols.append(f["item"])
-    if af is not None:
-        item_cols.append(af["item"])
-    users = Vocab.from_values(*user_cols)
-    items = Vocab.from_values(*item_cols)
-    qrels = Qrels.from_frame(qf, users, items)
-    runs = {name: _rankings(f, users, items, p) for name, f, p in zip(run_names(run_paths), rfs, run_paths)}
+    qt = parse_trec_qrels(qrels_path)
+    rts = [parse_trec_run(p) for p in run_paths]
+    tt = parse_interactions_tsv(train) if train is not None else None
+    at = parse_item_aspects_tsv(aspects) if aspects is not None else None
+    pt = parse_trec_run(previous) if previous is not None else None
+    tables = [t for t in (qt, *rts, tt, pt) if t is not None]
+    users = shared_vocab(*(t["user"] for t in tables))
+    items = shared_vocab(*(t["item"] for t in tables), *([at["item"]] if at is not None else []))
+    del tables
+    qrels = qrels_of(qt, users, items)
+    del qt
+    runs = {}
+    for name in run_names(run_paths):  # each run's table is freed once its rankings are built
+        runs[name] = rankings_of(rts.pop(0), users, items)
     context = EvalContext(threshold=threshold, population=population)  # type: ignore[arg-type]
-    if tf is not None:
-        context.train = Interactions.from_frame(tf, users=users, items=items)
-    if af is not None:
+    if tt is not None:
+        context.train = interactions_of(tt, users, items)
+    if at is not None:
+        from recdiv.aspects.space import AspectSpace
 
-        context.aspects = AspectSpace.from_frame(af, items)
-    if pf is not None:
-        context.previous = _rankings(pf, users, items, previous)
+        context.aspects = AspectSpace(items, *aspect_matrix(at, items))
+    if pt is not None:
+        context.previous = rankings_of(pt, users, items)
     return EvalInputs(qrels, runs, context)
 
 
@@ -171,6 +166,7 @@ def inputs_from_itemlists(recs, test, *, grade_field: str = "rating") -> tuple[R
     rf, tf = _itemlist_frame(recs, "recommendation"), _itemlist_frame(test, "test")
     users = Vocab.from_values(rf["user"], tf["user"])
     items = Vocab.from_values(rf["item"], tf["item"])
+    from recdiv.data.lenskit_io import qrels_from_itemlists, rankings_from_itemlists
 
     return rankings_from_itemlists(recs, users, items), qrels_from_itemlists(test, users, items, field=grade_field)
 
@@ -188,6 +184,7 @@ def evaluate_itemlists(
     with one run named "recs" (`.table()` for the system values, `.user_table("recs")` for the per-user ones).
     Context-dependent measures (novelty, aspects) need `recdiv.eval.evaluate.evaluate` with an `EvalContext`.
     """
+
     rankings, qrels = inputs_from_itemlists(recs, test, grade_field=grade_field)
     context = EvalContext(threshold=threshold, population=population)  # type: ignore[arg-type]
     return evaluate({"recs": rankings}, qrels, measures, context)

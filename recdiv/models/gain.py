@@ -1,40 +1,40 @@
 """Gains of judged grades, the G(i) of DCG-like measures (METRICS.md §A.4, §A.11), written once.
 
-| gain | code | G(g) |
-|---|---|---|
-| ``rating`` | 0 | g (trec_eval's ndcg: the grade itself), 0 for g ≤ 0 |
-| ``binary`` | 1 | 1 if g ≥ τ else 0 |
-| ``exp`` | 2 | 2^g − 1 if g ≥ τ else 0 (Burges et al. 2005) |
-| ``ranksys`` | 3 | 2^(g−τ+1) − 1 if g ≥ τ else 0 (RankSys NDCG) |
-| ``halflife`` | 4 | max(g − d, 0) (Breese's half-life utility, d = the neutral grade) |
+| gain | G(g) |
+|---|---|
+| ``rating`` | g (trec_eval's ndcg: the grade itself), 0 for g ≤ 0 |
+| ``binary`` | 1 if g ≥ τ else 0 |
+| ``exp`` | 2^g − 1 if g ≥ τ else 0 (Burges et al. 2005) |
+| ``ranksys`` | 2^(g−τ+1) − 1 if g ≥ τ else 0 (RankSys NDCG) |
+| ``halflife`` | max(g − d, 0) (Breese's half-life utility, d = the neutral grade) |
 
-`gain` is compiled (numba) so that the metric kernels call it per judged item; every gain is non-decreasing in
-the grade, so sorting grades sorts gains (the ideal lists rely on it).
+`gain_values` works on arrays of judged grades (NumPy, so that the accuracy measures need no compiled kernel);
+every gain is non-decreasing in the grade, so sorting grades sorts gains (the ideal lists rely on it).
 """
 
 from __future__ import annotations
 
-import numba
+import numpy as np
 
-__all__ = ["GAINS", "GAIN_CODE", "gain"]
+__all__ = ["GAINS", "gain_values"]
 
 #: the gains a DCG-like measure's `gain=` parameter takes
 GAINS = ("rating", "binary", "exp", "ranksys")
-GAIN_CODE = {"rating": 0, "binary": 1, "exp": 2, "ranksys": 3, "halflife": 4}
 
 
-@numba.njit(cache=True, nogil=True)
-def gain(code, g, tau, d):  # pragma: no cover - compiled
-    """Gain of a judged grade (METRICS.md §A.4 table): rating (0), binary (1), exp (2), ranksys (3); and the
-    half-life gain max(g − d, 0) (4)."""
-    if code == 0:
-        return g if g > 0 else 0.0
-    if code == 4:
-        return g - d if g > d else 0.0
-    if g < tau:
-        return 0.0
-    if code == 1:
-        return 1.0
-    if code == 2:
-        return 2.0**g - 1.0
-    return 2.0 ** (g - tau + 1.0) - 1.0
+def gain_values(gain: str, g: np.ndarray, tau: float, d: float = 0.0) -> np.ndarray:
+    """G(g) of judged grades `g` (METRICS.md §A.4 table): rating, binary, exp, ranksys; and the half-life gain
+    max(g − d, 0) (`halflife`)."""
+    if gain == "rating":
+        return np.where(g > 0, g, 0.0)
+    if gain == "halflife":
+        return np.where(g > d, g - d, 0.0)
+    if gain == "binary":
+        value = np.ones_like(g)
+    elif gain == "exp":
+        value = 2.0**g - 1.0
+    elif gain == "ranksys":
+        value = 2.0 ** (g - tau + 1.0) - 1.0
+    else:
+        raise ValueError(f"unknown gain {gain!r}")
+    return np.where(g < tau, 0.0, value)

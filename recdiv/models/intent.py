@@ -15,14 +15,17 @@ once and shared by the rerankers (IA-Select, xQuAD, PM-2, calibration) and the m
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import scipy.sparse as sp
 
-from recdiv.aspects.space import AspectSpace
-from recdiv.data.interactions import Interactions
 from recdiv.errors import ConfigError
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+
+    from recdiv.aspects.space import AspectSpace
+    from recdiv.data.interactions import Interactions
 
 __all__ = ["WEIGHTINGS", "aspect_distribution", "item_aspect_distribution", "rows_or_uniform", "uniform_over",
            "user_aspect_distribution"]

@@ -20,10 +20,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from recdiv.errors import ConfigError
-from recdiv.models.novelty_kernels import profile_distances
 
 if TYPE_CHECKING:
     from recdiv.aspects.similarity import ItemSimilarity
@@ -151,6 +149,8 @@ class ProfileDistance:
         else:
             self.signature, self.representative = _signatures(similarity, train.n_items)
         n_sig = len(self.representative)
+        import scipy.sparse as sp
+
         onehot = sp.csr_matrix((np.ones(train.n_items), (np.arange(train.n_items), self.signature)),
                                shape=(train.n_items, n_sig))
         self.profile = (w @ onehot).tocsr()
@@ -163,6 +163,8 @@ class ProfileDistance:
         if self.signatures is not None:
             p = self.profile
             work = items.shape[1] * int(np.diff(p.indptr)[users].sum()) if len(users) else 0
+            from recdiv.models.novelty_kernels import profile_distances  # numba loads when a kernel runs
+
             return profile_distances(len(users), p.indptr.astype(np.int64), p.indices.astype(np.int64), p.data,
                                      users, self.signatures.of(items), self.signatures.distance, work=work)
         return self._blocks(users, items)

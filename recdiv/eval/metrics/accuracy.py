@@ -20,10 +20,9 @@ import numpy as np
 from recdiv.errors import ConfigError
 from recdiv.eval.context import RunView
 from recdiv.eval.measure import Param, PerUserMeasure, SystemMeasure, register
-from recdiv.eval.metrics.accuracy_kernels import _dcg_sums, _distinct, _ideal_sums, _prefix_stats
 from recdiv.eval.params import LEVEL, POSITION_DISC
 from recdiv.models.discount import Discount, ExponentialDiscount, HalfLifeDiscount, JKDiscount, parse_discount
-from recdiv.models.gain import GAIN_CODE, GAINS
+from recdiv.models.gain import GAINS, gain_values
 
 if TYPE_CHECKING:
     from recdiv.data.qrels import Qrels
@@ -56,9 +55,29 @@ def _hits(view: RunView, cutoff: int | None) -> np.ndarray:
 
 
 def _stats(view: RunView, cutoff: int | None):
-    """(hits, AP numerator, rank of the first relevant item) within the cutoff, one pass over `rel`."""
+    """(hits, AP numerator, rank of the first relevant item) within the cutoff."""
     w = _width(view, cutoff)
     return _memo(view, ("prefix", w), lambda: _prefix_stats(view.rel, w))
+
+
+def _rank_order_sum(terms: np.ndarray) -> np.ndarray:
+    """Σ_k terms[:, k] per row, added rank by rank (k = 1, 2, ...): trec_eval's summation order, so that every
+    value is the same to the last bit (NumPy's sum adds pairwise)."""
+    total = np.zeros(terms.shape[0])
+    for c in range(terms.shape[1]):
+        total += terms[:, c]
+    return total
+
+
+def _prefix_stats(rel: np.ndarray, w: int):
+    """Per row over the first w positions: hits, Σ_k rel_k·hits_k/k (the AP numerator), rank of the first hit."""
+    if w == 0:
+        return np.zeros(len(rel)), np.zeros(len(rel)), np.full(len(rel), np.inf)
+    top = rel[:, :w]
+    cum = np.cumsum(top, axis=1, dtype=np.int64)
+    ap = _rank_order_sum(np.where(top, cum / _ranks(w), 0.0))
+    first = np.where(top.any(axis=1), np.argmax(top, axis=1) + 1.0, np.inf)
+    return cum[:, -1].astype(np.float64), ap, first
 
 
 def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -90,17 +109,41 @@ def _rank_factors(discount: Discount, n: int) -> tuple[np.ndarray, bool]:
     return (div, True) if div is not None else (discount.positions(n), False)
 
 
+def _discounted(terms: np.ndarray, factor: np.ndarray, divide: bool) -> np.ndarray:
+    """terms / factor (the divisor models, as trec_eval divides) or terms · factor."""
+    return terms / factor if divide else terms * factor
+
+
 def ideal_sums(view: RunView, gain: str, cutoff: int | None, discount: Discount, d: float = 0.0) -> np.ndarray:
-    """Ideal DCG-like sum per evaluated user from all judged test items (retrieved or not), cut at K."""
-    m = view.qrels.matrix
-    indptr, data = m.indptr.astype(np.int64, copy=False), m.data.astype(np.float64, copy=False)
-    levels = _memo(view, "grade_levels", lambda: _distinct(data, 32))
-    counts = np.diff(indptr)[view.users]
+    """Ideal DCG-like sum per evaluated user from all judged test items (retrieved or not), cut at K:
+    Σ_{j < K} G*_j·D(j) over the user's positive gains sorted descending (gains grow with the grade, so
+    the grades are sorted), added in that order."""
+    m = view.qrels.csr
+    users = view.users
+    counts = (m.indptr[users + 1] - m.indptr[users]).astype(np.int64)
     longest = int(counts.max()) if len(counts) else 0
     limit = longest if cutoff is None else min(cutoff, longest)
+    row = np.repeat(np.arange(len(users)), counts)
+    at = np.arange(len(row)) - np.repeat(np.cumsum(counts) - counts, counts) + np.repeat(m.indptr[users], counts)
+    grades = m.data[at].astype(np.float64)
+    gains = gain_values(gain, grades, float(view.threshold), float(d))
+    keep = gains > 0
+    row, grades, gains = row[keep], grades[keep], gains[keep]
+    order = np.lexsort((-grades, row))
+    row, gains = row[order], gains[order]
+    kept = np.bincount(row, minlength=len(users))
+    pos = np.arange(len(row)) - np.repeat(np.cumsum(kept) - kept, kept)
+    inside = pos < limit
+    row, gains, pos = row[inside], gains[inside], pos[inside]
     factor, divide = _rank_factors(discount, max(limit, 1))
-    return _ideal_sums(indptr, data, view.users.astype(np.int64, copy=False), factor, divide, limit,
-                       levels, GAIN_CODE[gain], float(view.threshold), float(d))
+    terms = _discounted(gains, factor[pos], divide)
+    total = np.zeros(len(users))
+    by_rank = np.argsort(pos, kind="stable")  # rank by rank, each user once per rank: trec_eval's order
+    bounds = np.searchsorted(pos[by_rank], np.arange(limit + 1))
+    for j in range(limit):
+        sel = by_rank[bounds[j]:bounds[j + 1]]
+        total[row[sel]] += terms[sel]
+    return total
 
 
 def _ideal(view: RunView, gain: str, discount: Discount, cutoff: int | None) -> np.ndarray:
@@ -108,12 +151,15 @@ def _ideal(view: RunView, gain: str, discount: Discount, cutoff: int | None) -> 
 
 
 def _dcg(view: RunView, gain: str, discount: Discount, cutoff: int | None) -> np.ndarray:
-    """DCG-like sum of the run within the cutoff."""
+    """DCG-like sum of the run within the cutoff (unjudged items gain nothing), added rank by rank."""
     w = _width(view, cutoff)
 
     def compute():
+        g = view.grades[:, :w]
+        judged = ~np.isnan(g)
+        terms = np.where(judged, gain_values(gain, np.where(judged, g, 0.0), float(view.threshold)), 0.0)
         factor, divide = _rank_factors(discount, max(w, 1))
-        return _dcg_sums(view.grades, w, factor, divide, GAIN_CODE[gain], float(view.threshold), 0.0)
+        return _rank_order_sum(_discounted(terms, factor[:w], divide))
 
     return _memo(view, ("dcg", gain, discount.spec, w), compute)
 

@@ -7,7 +7,6 @@ import numpy as np
 
 from recdiv.errors import ConfigError
 from recdiv.eval.measure import register
-from recdiv.eval.metrics.diversity_kernels import eild_terms, ild, seen_discounts
 from recdiv.eval.metrics.expected import (
     _BLOCK,
     _dist_needs,
@@ -43,6 +42,8 @@ class EILD(_Expected):
         return _dist_needs(self.dist)
 
     def compute(self, view):
+        from recdiv.eval.metrics.diversity_kernels import eild_terms  # numba loads when a kernel runs
+
         items, valid, prel, disc = self.browse(view)
         sim = resolve_similarity(view.context, self.dist)
         discount = self.discount
@@ -88,6 +89,8 @@ class ILD(_Expected):
         sim = resolve_similarity(view.context, self.dist)
         sd = _signature_distances(view.context, sim, len(view.rankings.item_vocab), self.undefined)
         if sd is not None:
+            from recdiv.eval.metrics.diversity_kernels import ild  # numba loads when a kernel runs
+
             return ild(len(items), sd.of(items), sd.distance, work=items.size * items.shape[1])
         num, den = np.zeros(len(items)), np.zeros(len(items))
         for sl, d, defined in _distance_blocks(sim, items, items >= 0, self.undefined):
@@ -113,6 +116,8 @@ class ESSD(_Expected):
     CITATION = "Lathia et al., SIGIR 2010; thesis §4.6.3"
 
     def item_novelty(self, view, items, valid, prel):
+        from recdiv.eval.metrics.diversity_kernels import seen_discounts  # numba loads when a kernel runs
+
         prev = view.context.previous
         if prev.item_vocab != view.rankings.item_vocab or prev.user_vocab != view.rankings.user_vocab:
             raise ConfigError(f"{self}: previous and current runs use different vocabularies")

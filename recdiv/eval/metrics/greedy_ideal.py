@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import scipy.sparse as sp
 
 from recdiv.data.vocab import Vocab
 from recdiv.errors import ConfigError
 from recdiv.models.relevance import is_relevant
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 #: libm's pow, as the compiled kernels compute (1−α)^ĝ (numpy's vectorised power can differ by one ulp)
 _libm_pow = np.frompyfunc(math.pow, 2, 1)

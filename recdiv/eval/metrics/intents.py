@@ -23,16 +23,6 @@ import numpy as np
 from recdiv.errors import ConfigError
 from recdiv.eval.measure import Measure, PerUserMeasure
 from recdiv.eval.metrics.greedy_ideal import CHUNK_ELEMS, check_ideal_ties
-from recdiv.eval.metrics.intents_kernels import (
-    alpha_gains_kernel,
-    greedy_alpha_ideal,
-    relevant_aspect_counts,
-    relevant_aspect_kernel,
-    run_gains,
-)
-from recdiv.eval.metrics.intents_kernels import (
-    aspect_table as _aspect_table,
-)
 from recdiv.models.intent import rows_or_uniform, uniform_over, user_aspect_distribution
 from recdiv.models.relevance import is_relevant
 
@@ -92,6 +82,8 @@ def aspect_table(view) -> np.ndarray:
     def build():
         m = space.indicator.tocsr()
         m.sort_indices()
+        from recdiv.eval.metrics.intents_kernels import aspect_table as _aspect_table  # numba loads when a kernel runs
+
         return _aspect_table(m.indptr, m.indices.astype(np.int64), space.n_aspects)
 
     return view.context.cache.get(("aspect table", space), build)
@@ -112,6 +104,8 @@ def qrels_csr(view) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def relevant_aspects(view, judged: bool = False) -> np.ndarray:
     """(n, A) bool: A_u^rel = ∪_{i ∈ Rel_u} A(i) (or the aspects of all judged items when `judged`)."""
     space = aspect_space(view)
+    from recdiv.eval.metrics.intents_kernels import relevant_aspect_kernel  # numba loads when a kernel runs
+
     return relevant_aspect_kernel(view.users.astype(np.int64), *qrels_csr(view), float(view.threshold),
                                   judged, aspect_table(view), space.n_aspects)
 
@@ -120,6 +114,8 @@ def n_relevant_aspects(view) -> np.ndarray:
     """|A_u^rel| of every evaluated user (the ndeval "ideal-ideal" normalisations); a by-product of the greedy
     ideal kernel, so kept with the ideal lists in the context's cache."""
     space = aspect_space(view)
+    from recdiv.eval.metrics.intents_kernels import relevant_aspect_counts  # numba loads when a kernel runs
+
     hit = view.context.cache.peek(_rel_asp_key(view, space))
     if hit is not None:
         return hit
@@ -150,6 +146,8 @@ def alpha_run_gains(view, k: int, alpha: float, graded: bool = False,
         return hit
     items = np.ascontiguousarray(view.rankings.items, dtype=np.int64)
     w = np.ascontiguousarray(weights, dtype=np.float64) if has_w else _NO_WEIGHTS
+    from recdiv.eval.metrics.intents_kernels import run_gains  # numba loads when a kernel runs
+
     out = run_gains(items, run_rows(view), int(k), view.users.astype(np.int64), *qrels_csr(view),
                     aspect_table(view), space.n_aspects, float(view.threshold), float(alpha), graded,
                     float(view.max_grade), w, has_w, _powers(alpha, k))
@@ -237,6 +235,8 @@ def alpha_gains(view, items: np.ndarray, g: np.ndarray, alpha: float, weights: n
     space = aspect_space(view)
     has_w = weights is not None
     w = np.ascontiguousarray(weights, dtype=np.float64) if has_w else _NO_WEIGHTS
+    from recdiv.eval.metrics.intents_kernels import alpha_gains_kernel  # numba loads when a kernel runs
+
     return alpha_gains_kernel(np.ascontiguousarray(items, dtype=np.int64), np.ascontiguousarray(g, dtype=np.float64),
                               aspect_table(view), space.n_aspects, float(alpha), graded, w, has_w,
                               _powers(alpha, items.shape[1]))
@@ -267,6 +267,8 @@ def alpha_ideal_lists(view, alpha: float, graded: bool, ties: str, steps: int | 
     q_ptr, q_idx, q_val = qrels_csr(view)
     rank = view.qrels.items.string_rank
     keys = rank if ties == "max_id" else len(rank) - 1 - rank
+    from recdiv.eval.metrics.intents_kernels import greedy_alpha_ideal  # numba loads when a kernel runs
+
     out_i, out_g, widths, n_rel_asp = greedy_alpha_ideal(
         view.users.astype(np.int64), q_ptr, q_idx, q_val, float(view.threshold), graded, float(r_max),
         aspect_table(view), space.n_aspects, np.ascontiguousarray(keys, dtype=np.int64), float(alpha),

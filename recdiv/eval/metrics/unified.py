@@ -17,7 +17,6 @@ from __future__ import annotations
 import numpy as np
 
 from recdiv.eval.measure import Param, PerUserMeasure, register
-from recdiv.eval.metrics import unified_kernels as kernels
 from recdiv.eval.metrics.greedy_ideal import check_ideal_ties
 from recdiv.eval.metrics.intents import (
     aspect_space,
@@ -58,6 +57,8 @@ def ab_gains(view, items: np.ndarray, probs: np.ndarray, gamma: np.ndarray) -> n
     probs (n, K): P(a|u,i_k) (the same for every aspect of i_k); items −1 padded (gain 0). Numba kernel, one
     pass per list, the running products kept per aspect.
     """
+    from recdiv.eval.metrics import unified_kernels as kernels  # numba loads when a kernel runs
+
     return kernels.list_gains(np.ascontiguousarray(items, dtype=np.int64),
                               np.ascontiguousarray(probs, dtype=np.float64), aspect_table(view),
                               aspect_space(view).n_aspects,
@@ -98,6 +99,8 @@ class AlphaBetaNDCG(PerUserMeasure):
 
     def run_gains(self, view, k: int, gamma: np.ndarray) -> np.ndarray:
         """(n, K) gains G[k] of the run cut (or padded) at K; P(a|u,i) from each user's qrels row (one kernel pass)."""
+        from recdiv.eval.metrics import unified_kernels as kernels  # numba loads when a kernel runs
+
         space = aspect_space(view)
         items = np.ascontiguousarray(view.rankings.items, dtype=np.int64)
         return kernels.run_gains(items, run_rows(view), int(k), view.users.astype(np.int64), *qrels_csr(view),
@@ -120,6 +123,8 @@ class AlphaBetaNDCG(PerUserMeasure):
         if hit is not None and (hit[0] or hit[1].shape[1] >= steps):
             return hit[1][:, :steps], hit[2][:, :steps]
         check_ideal_ties(self.NAME, self.ideal_ties)
+        from recdiv.eval.metrics import unified_kernels as kernels  # numba loads when a kernel runs
+
         users = view.users.astype(np.int64)
         q_ptr, q_idx, q_val = qrels_csr(view)
         table = aspect_table(view)
@@ -134,6 +139,8 @@ class AlphaBetaNDCG(PerUserMeasure):
         return out_i, out_g
 
     def compute(self, view):
+        from recdiv.eval.metrics import unified_kernels as kernels  # numba loads when a kernel runs
+
         k = cutoff_of(self, view)
         gamma = gamma_weights(view, self.gamma_source, str(self))
         disc = LogDiscount().positions(k)

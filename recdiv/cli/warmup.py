@@ -1,0 +1,151 @@
+"""Compile and cache every numba kernel once, so that no command pays compilation when it first runs.
+
+    python -m recdiv.cli.warmup          (the Makefile's install step runs it)
+
+numba caches compiled kernels on disk (`cache=True`, in `__pycache__` beside the sources) and reuses them while
+the source and the argument types are unchanged. This runs the work that calls the kernels — every recommender,
+every reranker, every measure with each choice of its parameters, and `recdiv eval` / `recdiv rerank` from files
+— on the tiny synthetic dataset, then compiles the parallel twin of each serial per-user kernel (and the reverse)
+for the same argument types: small inputs only take the serial version. It prints the kernels it compiled or
+loaded and those no workload reached.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import io
+import sys
+import tempfile
+import time
+import types
+from pathlib import Path
+
+
+def _measures():
+    """Every registered measure with its defaults, and once with each choice of each parameter that has choices."""
+    from recdiv.eval.catalog import list_measures
+
+    for cls in list_measures():
+        cutoff = None if cls.CUTOFF == "none" else 5
+        yield cls(cutoff)
+        for p in cls.PARAMS:
+            for choice in p.choices or ():
+                if choice != p.default:
+                    with contextlib.suppress(Exception):  # some combinations are refused by validation: skip them
+                        yield cls(cutoff, **{p.name: choice})
+
+
+def _workload(folder: Path) -> None:
+    from recdiv.algorithms.registry import RECOMMENDERS, make_recommender
+    from recdiv.aspects.build import genre_space
+    from recdiv.cli import main
+    from recdiv.data.load import load_dataset
+    from recdiv.data.qrels import Qrels
+    from recdiv.data.splits import make_split
+    from recdiv.data.textio import write_interactions_tsv, write_item_aspects_tsv, write_rankings, write_trec_qrels
+    from recdiv.diversifiers.base import RerankContext
+    from recdiv.diversifiers.registry import RERANKERS, make_reranker
+    from recdiv.errors import ConfigError
+    from recdiv.eval.context import EvalContext
+    from recdiv.eval.measure import PairwiseMeasure
+
+    ds = load_dataset("synthetic:tiny")
+    split = make_split(ds, "holdout:0.2")
+    qrels = Qrels.from_interactions(split.test)
+    users = qrels.population()
+    space = genre_space(ds)
+    runs = {}
+    for entry in RECOMMENDERS.entries():
+        model = make_recommender(entry.name)
+        side = {"attributes": ds.attributes["genres"]} if getattr(model, "needs_attributes", False) else {}
+        runs[entry.name] = model.fit(split.train, **side).recommend(users, 30)
+    cands = runs["pop"] if "pop" in runs else next(iter(runs.values()))
+    ctx = RerankContext(train=split.train, aspects=space, seed=0)
+    reranked = [make_reranker(e.name).rerank(cands, 10, ctx) for e in RERANKERS.entries()]
+    ectx = EvalContext(train=split.train, aspects=space, previous=reranked[0])
+    names = []
+    for m in _measures():
+        if isinstance(m, PairwiseMeasure):
+            continue
+        try:
+            for run in (cands, reranked[1]):
+                m.value(run, qrels, ectx)
+        except ConfigError:  # needs context this workload does not have (e.g. latent-factor similarity)
+            continue
+        names.append(str(m))
+    # the command-line path: files read into compact arrays (other argument types than the in-memory path)
+    write_rankings(cands, folder / "run")
+    write_trec_qrels(qrels.to_frame(), folder / "qrels")
+    write_item_aspects_tsv(_space_frame(space), folder / "aspects.tsv")
+    write_interactions_tsv(split.train.to_frame(), folder / "train.tsv")
+    common = [str(folder / "qrels"), str(folder / "run"), "--train", str(folder / "train.tsv"), "--aspects",
+              str(folder / "aspects.tsv"), "--previous", str(folder / "run")]
+    with contextlib.redirect_stdout(io.StringIO()):
+        for lo in range(0, len(names), 20):
+            main(["eval", *common, "-m", *names[lo:lo + 20]])
+        for e in RERANKERS.entries():
+            main(["rerank", str(folder / "run"), "--method", e.name, "--aspects", str(folder / "aspects.tsv"),
+                  "--train", str(folder / "train.tsv"), "-k", "10", "-o", str(folder / "out.run")])
+
+
+def _space_frame(space):
+    import pandas as pd
+
+    m = space.membership.tocoo()
+    return pd.DataFrame({"item": space.items.id_of(m.row), "aspect": space.names.id_of(m.col), "weight": m.data})
+
+
+def _kernels() -> tuple[list, list]:
+    """(numba dispatchers, per-user kernels) of every loaded recdiv module."""
+    import numba.core.registry
+
+    dispatchers, per_user = [], []
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("recdiv") or not isinstance(module, types.ModuleType):
+            continue
+        for obj in vars(module).values():
+            if isinstance(obj, numba.core.registry.CPUDispatcher) and obj not in dispatchers \
+                    and obj.targetoptions.get("inline") != "always":  # inlined helpers have no code of their own
+                dispatchers.append(obj)
+            elif hasattr(obj, "serial") and hasattr(obj, "parallel") and obj not in per_user:
+                per_user.append(obj)
+    return dispatchers, per_user
+
+
+def _twins(per_user: list) -> int:
+    """Compile each per-user kernel's other version (serial / parallel) for the argument types seen."""
+    n = 0
+    for k in per_user:
+        for a, b in ((k.serial, k.parallel), (k.parallel, k.serial)):
+            for sig in list(a.signatures):
+                if sig not in b.signatures:
+                    b.compile(sig)
+                    n += 1
+    return n
+
+
+def main(argv: list[str] | None = None) -> int:
+    t0 = time.perf_counter()
+    import warnings
+
+    warnings.simplefilter("ignore")
+    with tempfile.TemporaryDirectory() as tmp:
+        _workload(Path(tmp))
+    dispatchers, per_user = _kernels()
+    twins = _twins(per_user)
+    kernels = dispatchers + [k.serial for k in per_user] + [k.parallel for k in per_user]
+    # a kernel without a compiled version is cold unless another kernel calls it (then its code is in theirs)
+    sources = {d: inspect.getsource(d.py_func) for d in kernels}
+    cold = sorted({f"{d.py_func.__module__}.{d.py_func.__name__}" for d in kernels if not d.signatures
+                   and not any(f"{d.py_func.__name__}(" in src for o, src in sources.items() if o is not d)})
+    ready = sum(1 for d in kernels if d.signatures)
+    print(f"recdiv warm-up: {ready} numba kernels compiled or loaded from the cache ({twins} twin versions), "
+          f"{time.perf_counter() - t0:.0f} s")
+    if cold:
+        print(f"not reached by the warm-up (compiled when first used): {', '.join(cold)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
