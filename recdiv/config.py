@@ -1,8 +1,9 @@
 """The one configuration base of recdiv's components (recommenders, rerankers, aspect spaces) and experiments.
 
 Configs are pydantic models that reject unknown keys (``extra="forbid"``), take values of the declared type only
-(``strict``: ``n = "30"`` is an error, not 30; an int is accepted where a float is declared) and cannot change
-after construction (``frozen``). `validate_config` turns a validation error into a `ConfigError` whose message
+(``strict``: ``n = "30"`` is an error, not 30; an int is accepted where a float is declared), take finite numbers
+only (NaN and ±inf are errors: ``lambda = nan`` would silently turn comparisons false) and cannot change after
+construction (``frozen``). `validate_config` turns a validation error into a `ConfigError` whose message
 names the key path, e.g. ``diversifiers[0].params.lambda: Input should be less than or equal to 1``.
 """
 
@@ -21,7 +22,7 @@ class Config(BaseModel):
     """Base of every configuration: unknown keys are errors, types are strict, instances are immutable; fields
     may be written by their alias (`lambda` for `lambda_`)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True, allow_inf_nan=False)
 
 
 def key_path(loc: tuple) -> str:

@@ -1,6 +1,7 @@
 """The package's layering, read from the import graph of the source (docs/architecture.md).
 
-Every import counts — module level, inside functions and under TYPE_CHECKING — and must point to the same or a
+Every import counts — module level, inside functions, under TYPE_CHECKING and by name (`import_module("recdiv.x")`,
+the experiment's `component("recdiv.x", ...)`) — and must point to the same or a
 lower layer; the components (recommenders, rerankers, evaluation) do not import each other; runtime imports
 (module and function level) form no cycle; package `__init__` modules are lazy facades; no module is over
 600 lines.
@@ -57,6 +58,14 @@ def _resolve(name: str) -> str | None:
     return name or None
 
 
+def _imports_by_name(node: ast.AST) -> bool:
+    """A call that imports a module named by a string constant: `importlib.import_module("recdiv.eval")`,
+    `component("recdiv.eval", ...)` (recdiv.experiment.stages)."""
+    return (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str) and ast.unparse(node.func).rpartition(".")[2]
+            in ("import_module", "component"))
+
+
 def _imports(module: str) -> list[tuple[str, str]]:
     """(target module, kind) for every import of a recdiv module; kind: top, function or type-checking."""
     tree = ast.parse(MODULES[module].read_text())
@@ -71,6 +80,8 @@ def _imports(module: str) -> list[tuple[str, str]]:
                 base = child.module or ""
                 # `from package import module` names the module; `from module import name` the module
                 names = [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in child.names]
+            elif _imports_by_name(child):
+                names = [child.args[0].value]  # importlib.import_module("recdiv.x"), the experiment's component(...)
             else:
                 names = []
             for n in names:
@@ -189,3 +200,9 @@ def test_lazy_facades_resolve():
             mod = importlib.import_module(m)
             for name in getattr(mod, "__all__", []):
                 assert getattr(mod, name) is not None, f"{m}.{name}"
+
+
+def test_imports_by_name_are_in_the_graph():
+    """The experiment imports its components by name (for a clear error when one is missing): those count."""
+    assert ("recdiv.data.load", "function") in GRAPH["recdiv.experiment.stages"]
+    assert ("recdiv.eval", "function") in GRAPH["recdiv.experiment.stages"]

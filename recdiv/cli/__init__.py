@@ -14,7 +14,7 @@ import sys
 from typing import NamedTuple
 
 from recdiv import __version__
-from recdiv.errors import RecdivError
+from recdiv.errors import ConfigError, RecdivError
 
 
 class Command(NamedTuple):
@@ -36,10 +36,20 @@ COMMANDS: dict[str, Command] = {
 }
 
 
+class UsageError(ConfigError):
+    """A command-line usage error found by argparse (a missing argument, `--seed -1`, ...)."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with its errors raised as recdiv's (one line on stderr, exit status 2) instead of usage + exit."""
+
+    def error(self, message: str):
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser; `command` (or every command when None) gets its full arguments, the others only their name."""
-    parser = argparse.ArgumentParser(prog="recdiv",
-                                     description="recdiv: recommender baselines, diversifiers and evaluation")
+    parser = Parser(prog="recdiv", description="recdiv: recommender baselines, diversifiers and evaluation")
     parser.add_argument("--version", action="version", version=f"recdiv {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, cmd in COMMANDS.items():
@@ -65,11 +75,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"recdiv: error: unknown command {command!r}{hint}", file=sys.stderr)
         return 2
     parser = build_parser(command or "")
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
     try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
         rc = args.func(args)
     except RecdivError as e:
         print(f"recdiv: error: {e}", file=sys.stderr)

@@ -21,7 +21,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from recdiv.cli.options import finite_float, positive_int, seed
 from recdiv.errors import ConfigError
+from recdiv.outputs import check_output_file
 
 if TYPE_CHECKING:
     from recdiv.eval.meta.axioms import AxiomResult
@@ -35,11 +37,11 @@ def configure_axioms(p: argparse.ArgumentParser) -> None:
                      "satisfies on generated instances, next to the paper's marks (METRICS.md §F.8).")
     p.add_argument("-m", "--measure", action="append", dest="measures", default=None,
                    help="measure, e.g. ab-nDCG@10 (repeatable; default: the metrics of P&R Table 1)")
-    p.add_argument("--cases", type=int, default=30, help="random instances per universal axiom (default 30)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the instance generator (default 0)")
-    p.add_argument("--max-size", type=int, default=20,
+    p.add_argument("--cases", type=positive_int, default=30, help="random instances per universal axiom (default 30)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the instance generator (default 0)")
+    p.add_argument("--max-size", type=positive_int, default=20,
                    help="largest instance size searched for the existential axioms (default 20)")
-    p.add_argument("--rel-threshold", type=float, default=1.0,
+    p.add_argument("--rel-threshold", type=finite_float, default=1.0,
                    help="relevance threshold τ (default 1: every rated item is relevant, 0 = known non-relevant)")
     p.add_argument("--format", choices=("markdown", "json"), default="markdown")
     p.add_argument("-o", "--output", default=None, help="write the table to this file (atomically)")
@@ -90,6 +92,8 @@ def to_json(results: dict[str, dict[str, AxiomResult]], **meta) -> str:
 
 def handler(args: argparse.Namespace) -> int:
     measures = list(dict.fromkeys(args.measures or DEFAULT_MEASURES))
+    if args.output:
+        check_output_file(args.output, "-o")
     results = check(measures, args.cases, args.seed, args.max_size, args.rel_threshold)
     if args.format == "json":
         text = to_json(results, cases=args.cases, seed=args.seed, max_size=args.max_size,

@@ -25,7 +25,9 @@ import argparse
 import json
 from pathlib import Path
 
+from recdiv.cli.options import finite_float, positive_int, seed
 from recdiv.errors import ConfigError
+from recdiv.outputs import check_output_file
 
 
 def configure_compare(p: argparse.ArgumentParser) -> None:
@@ -49,15 +51,16 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
                         "Tukey tests)")
     p.add_argument("--ci", choices=("t", "bootstrap"), default="t",
                    help="confidence intervals of the means and differences: t (default) or bootstrap percentile")
-    p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (default 0.95)")
+    p.add_argument("--confidence", type=finite_float, default=0.95,
+                   help="confidence level of the intervals (default 0.95)")
     p.add_argument("--baseline", default=None, help="compare every run against this run (file or name)")
     p.add_argument("--format", choices=("table", "markdown", "latex", "json"), default="table")
-    p.add_argument("--rel-threshold", type=float, default=4.0, help="relevance threshold τ (default 4)")
+    p.add_argument("--rel-threshold", type=finite_float, default=4.0, help="relevance threshold τ (default 4)")
     p.add_argument("--population", choices=("relevant", "judged"), default="relevant")
-    p.add_argument("--seed", type=int, default=0, help="seed of the randomisation/bootstrap tests")
-    p.add_argument("--samples", type=int, default=None,
+    p.add_argument("--seed", type=seed, default=0, help="seed of the randomisation/bootstrap tests (≥ 0)")
+    p.add_argument("--samples", type=positive_int, default=None,
                    help="Monte Carlo samples (default 100000 permutation, 1000 bootstrap, 10000 tukey)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level of the markers")
+    p.add_argument("--alpha", type=finite_float, default=0.05, help="significance level of the markers")
     p.add_argument("--alternative", choices=("two-sided", "greater", "less"), default="two-sided")
     p.add_argument("--train", default=None, help="training interactions TSV (novelty measures)")
     p.add_argument("--aspects", default=None, help="item-aspect TSV (diversity / intent-aware measures)")
@@ -165,11 +168,11 @@ def handler(args: argparse.Namespace) -> int:
     correction = canonical_correction(args.correction)
     if not 0 < args.confidence < 1:
         raise ConfigError("--confidence must be in (0, 1)")
-    if args.samples is not None and args.samples < 1:
-        raise ConfigError("--samples must be positive")
     if not 0 < args.alpha < 1:
         raise ConfigError("--alpha must be in (0, 1)")
     measures = [parse_measure(m) for m in measure_names]
+    if args.output:
+        check_output_file(args.output, "-o")
     inputs = load_inputs(args.qrels, args.runs, train=args.train, aspects=args.aspects,
                          threshold=args.rel_threshold, population=args.population)
     state("compare", inputs)

@@ -30,7 +30,8 @@ def configure_data(data: argparse.ArgumentParser) -> None:
     fet.add_argument("--dir", "--data-dir", dest="dir", metavar="DIR",
                      help="target folder (default: $RECDIV_DATA, else ~/.cache/recdiv/data; the commands find a "
                           "dataset by name in both)")
-    fet.add_argument("--sha256", metavar="HEX", help="expected sha256 of the archive")
+    fet.add_argument("--sha256", metavar="HEX", help="the archive's sha256 (64 hex digits): it must match; needed for "
+                     "archives recdiv has no pinned checksums for (ml-1m, ml-10m, ml-20m, ml-25m, ml-32m)")
     fet.add_argument("--force", action="store_true", help="download again even if the folder exists")
     fet.set_defaults(func=_fetch)
 

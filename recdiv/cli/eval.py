@@ -15,6 +15,7 @@ import json
 import math
 import sys
 
+from recdiv.cli.options import finite_float
 from recdiv.errors import ConfigError
 
 DEFAULT_MEASURES = ["P@10", "Recall@10", "AP", "nDCG@10", "RR"]
@@ -29,7 +30,7 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
     p.add_argument("qrels", nargs="?", action=InOrder, help="TREC qrels file: user 0 item grade")
     p.add_argument("runs", nargs="*", action=InOrder, metavar="run", help="TREC run files: user Q0 item rank score tag")
     add_measure_option(p, f" (default: {' '.join(DEFAULT_MEASURES)})")
-    p.add_argument("--rel-threshold", type=float, default=4.0, metavar="TAU",
+    p.add_argument("--rel-threshold", type=finite_float, default=4.0, metavar="TAU",
                    help="relevant <=> grade >= TAU (default 4)")
     p.add_argument("--population", choices=["relevant", "judged"], default="relevant",
                    help="users averaged over: with >= 1 relevant test item (default) or >= 1 judged item (trec_eval)")

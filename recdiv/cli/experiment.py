@@ -6,13 +6,18 @@ import argparse
 import sys
 from pathlib import Path
 
+from recdiv.cli.options import positive_int
+
 
 def configure_run(p: argparse.ArgumentParser) -> None:
     p.description = ("Run an experiment file: datasets × splits × recommenders × diversifiers → per-user scores, "
                      "summary tables and report.html.")
     p.add_argument("experiment", type=Path, metavar="EXPERIMENT.toml")
     p.add_argument("--resume", action="store_true", help="reuse finished artefacts in the output folder")
-    p.add_argument("--jobs", type=int, default=1, metavar="N", help="parallel worker processes (default 1)")
+    p.add_argument("--force", action="store_true",
+                   help="write into an output folder that holds another experiment's (or damaged) results or "
+                        "files that are not recdiv's")
+    p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="parallel worker processes (default 1)")
     p.add_argument("--backend", choices=["local", "ray"], default="local",
                    help="local processes (default) or Ray (needs the optional `ray` package)")
     p.add_argument("--out", type=Path, metavar="DIR", help="output folder (default: the file's `output`)")
@@ -34,7 +39,8 @@ def configure_demo(d: argparse.ArgumentParser) -> None:
     d.add_argument("--out", type=Path, metavar="DIR", default=Path("results/demo"),
                    help="output folder (default results/demo)")
     d.add_argument("--resume", action="store_true", help="reuse finished artefacts in the output folder")
-    d.add_argument("--jobs", type=int, default=1, metavar="N", help="parallel worker processes (default 1)")
+    d.add_argument("--force", action="store_true", help="write into a folder that holds other results or files")
+    d.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="parallel worker processes (default 1)")
     d.add_argument("--quiet", action="store_true", help="no progress bars")
     d.set_defaults(func=_demo)
 
@@ -43,6 +49,8 @@ def _print_outcome(result, quiet: bool) -> None:
     rep = result.report
     if not quiet and rep is not None:
         print(rep.markdown)
+    for what in result.damaged:
+        print(f"recdiv: warning: damaged cache artefact {what}: recomputed", file=sys.stderr)
     done = ", ".join(f"{k} {v}" for k, v in sorted(result.computed.items())) or "nothing"
     reused = sum(result.cached.values())
     print(f"computed: {done}; reused {reused} cached artefacts; {result.seconds:.1f} s", file=sys.stderr)
@@ -63,8 +71,8 @@ def _run(args: argparse.Namespace) -> int:
 
     config = load_experiment(args.experiment)
     try:
-        result = run_experiment(config, args.out, resume=args.resume, jobs=args.jobs, backend=args.backend,
-                                progress=not args.quiet and sys.stderr.isatty())
+        result = run_experiment(config, args.out, resume=args.resume, force=args.force, jobs=args.jobs,
+                                backend=args.backend, progress=not args.quiet and sys.stderr.isatty())
     except KeyboardInterrupt:
         out = f" --out {args.out}" if args.out else ""
         return _interrupted(f"recdiv run {args.experiment}{out}", config.output_dir(args.out))
@@ -85,7 +93,7 @@ def _demo(args: argparse.Namespace) -> int:
     from recdiv.experiment.demo import run_demo
 
     try:
-        result = run_demo(args.out, resume=args.resume, jobs=args.jobs,
+        result = run_demo(args.out, resume=args.resume, force=args.force, jobs=args.jobs,
                           progress=not args.quiet and sys.stderr.isatty())
     except KeyboardInterrupt:
         return _interrupted(f"recdiv demo --out {args.out}", args.out)

@@ -18,7 +18,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from recdiv.cli.options import finite_float, positive_int, seed
 from recdiv.errors import ConfigError
+from recdiv.outputs import check_output_dir, check_output_file
 
 
 def _floats(text: str) -> list[float]:
@@ -41,17 +43,18 @@ def configure_meta(p: argparse.ArgumentParser) -> None:
                    help="dp, asl, sparsity, popularity, perturbation (repeatable; default the first four)")
     p.add_argument("--train", default=None, help="training interactions TSV (popularity; novelty measures)")
     p.add_argument("--aspects", default=None, help="item-aspect TSV (perturbation; diversity measures)")
-    p.add_argument("--rel-threshold", type=float, default=4.0, help="relevance threshold τ (default 4)")
-    p.add_argument("--samples", type=int, default=100_000, help="randomisation samples of dp (default 100000)")
-    p.add_argument("--asl-samples", type=int, default=1000, help="bootstrap samples of asl (default 1000)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level of the ASL share (0.05)")
-    p.add_argument("--robustness-samples", type=int, default=50, help="samples per sparsity level (default 50)")
+    p.add_argument("--rel-threshold", type=finite_float, default=4.0, help="relevance threshold τ (default 4)")
+    p.add_argument("--samples", type=positive_int, default=100_000, help="randomisation samples of dp (default 100000)")
+    p.add_argument("--asl-samples", type=positive_int, default=1000, help="bootstrap samples of asl (default 1000)")
+    p.add_argument("--alpha", type=finite_float, default=0.05, help="significance level of the ASL share (0.05)")
+    p.add_argument("--robustness-samples", type=positive_int, default=50,
+                   help="samples per sparsity level (default 50)")
     p.add_argument("--sparsity-levels", type=_floats, default=None, metavar="F,F,...",
                    help="fractions of test ratings kept (default 1.00,0.95,...,0.05)")
     p.add_argument("--popularity-levels", type=_floats, default=None, metavar="X,X,...",
                    help="percentages of the most popular items removed (default 0,1,...,20)")
-    p.add_argument("--perturbation-k", type=int, default=10, help="list length of the perturbed systems (10)")
-    p.add_argument("--seed", type=int, default=0, help="seed of every random sample (default 0)")
+    p.add_argument("--perturbation-k", type=positive_int, default=10, help="list length of the perturbed systems (10)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of every random sample (default 0)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--plots", type=Path, default=None, metavar="DIR", help="write one SVG per curve into DIR")
     p.add_argument("--html", type=Path, default=None, metavar="FILE", help="write an interactive HTML page")
@@ -67,12 +70,11 @@ def handler(args: argparse.Namespace) -> int:
     from recdiv.eval.meta.study import DEFAULT_ANALYSES, MetaOptions, meta_study
 
     measures = [str(m) for m in parse_measures(args.measures)]  # unknown names fail before any file is read
-    for name, v in (("--samples", args.samples), ("--asl-samples", args.asl_samples),
-                    ("--robustness-samples", args.robustness_samples), ("--perturbation-k", args.perturbation_k)):
-        if v < 1:
-            raise ConfigError(f"{name} must be at least 1, got {v}")
-    if args.seed < 0:
-        raise ConfigError(f"--seed must be non-negative, got {args.seed}")
+    for option, path in (("-o", args.output), ("--html", args.html)):
+        if path is not None:
+            check_output_file(path, option)
+    if args.plots is not None:
+        check_output_dir(args.plots, "--plots")
     if not 0 < args.alpha < 1:
         raise ConfigError("--alpha must be in (0, 1)")
     options = MetaOptions(dp_samples=args.samples, asl_samples=args.asl_samples, alpha=args.alpha,

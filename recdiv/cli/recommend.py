@@ -10,8 +10,10 @@ import argparse
 import sys
 import time
 
+from recdiv.cli.options import positive_int, seed
 from recdiv.cli.params import parse_params
 from recdiv.errors import ConfigError
+from recdiv.outputs import check_output_file
 
 
 def configure_recommend(p: argparse.ArgumentParser) -> None:
@@ -34,8 +36,8 @@ def configure_recommend(p: argparse.ArgumentParser) -> None:
     p.add_argument("--algo", required=True, metavar="NAME",
                    help="recommender: " + ", ".join(RECOMMENDERS) + " (any case and punctuation), or module:Class")
     p.add_argument("--param", action="append", default=[], metavar="K=V", help="hyperparameter (repeatable)")
-    p.add_argument("-n", type=int, default=500, help="list length (default 500)")
-    p.add_argument("--seed", type=int, default=None, help="seed for the split and the recommender")
+    p.add_argument("-n", type=positive_int, default=500, help="list length (default 500)")
+    p.add_argument("--seed", type=seed, default=None, help="seed for the split and the recommender (≥ 0)")
     p.add_argument("--tag", default=None, help="run tag in the TREC file (default: the algorithm name)")
     p.add_argument("--factors-out", metavar="TSV", help="also write the model's item factors (item<TAB>f1<TAB>...) "
                                                         "for `recdiv rerank --factors`")
@@ -75,9 +77,11 @@ def _split(args):
         raise ConfigError("--qrels and --aspects go with --train (a dataset brings its own)")
     if not (args.dataset and args.split):
         raise ConfigError("recdiv recommend needs --dataset and --split, or --train (files of `recdiv data export`)")
-    from recdiv.data.load import load_dataset
-    from recdiv.data.splits import make_split
-
+    try:
+        from recdiv.data.load import load_dataset
+        from recdiv.data.splits import make_split
+    except ImportError as e:  # the data loaders ship separately
+        raise ConfigError(f"dataset loading is not available in this installation ({e})") from None
     dataset = load_dataset(args.dataset, data_dir=args.data_dir)
     split = dataset.splits[args.split] if args.split in dataset.splits else \
         make_split(dataset, args.split, seed=args.seed or 0)
@@ -115,11 +119,12 @@ def run_recommend(args: argparse.Namespace) -> int:
     if args.seed is not None and "seed" in cls.Config.model_fields and "seed" not in params:
         params["seed"] = args.seed
     model = make_recommender(args.algo, **params)
-    if args.n < 1:
-        raise ConfigError(f"-n must be at least 1, got {args.n}")
     if args.factors_out and not RECOMMENDERS.has(name, "item-factors"):
         have = ", ".join(RECOMMENDERS.with_capability("item-factors"))
         raise ConfigError(f"--factors-out: {name} has no item factors (models with item factors: {have})")
+    check_output_file(args.output, "-o")
+    if args.factors_out:
+        check_output_file(args.factors_out, "--factors-out")
     train, users, attributes = _split(args)
     id_strings(train.users.ids, args.output, "user id")  # fail before fitting: a TREC run cannot hold these ids
     id_strings(train.items.ids, args.output, "item id")

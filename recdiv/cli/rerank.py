@@ -21,8 +21,10 @@ import argparse
 import sys
 import time
 
+from recdiv.cli.options import positive_int, seed
 from recdiv.cli.params import parse_params
 from recdiv.errors import ConfigError
+from recdiv.outputs import check_output_file
 
 SIMILARITIES = ("cosine", "jaccard", "latent-cosine", "pearson")  # for --help (recdiv.aspects.similarity has them)
 
@@ -33,7 +35,7 @@ def configure_rerank(p: argparse.ArgumentParser) -> None:
     p.description, p.formatter_class = __doc__, argparse.RawDescriptionHelpFormatter
     p.add_argument("run", help="TREC run with the candidates (user Q0 item rank score tag)")
     p.add_argument("--method", required=True,
-                   help=f"reranker: {', '.join(RERANKERS)} (any case and punctuation, e.g. IA-Select)")
+                   help=f"reranker: {', '.join(RERANKERS)} (any case and punctuation, e.g. IA-Select), or module:Class")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="reranker parameter, repeatable (e.g. lambda=0.5)")
     p.add_argument("--aspects", metavar="TSV", help="item-aspect file: item<TAB>aspect[<TAB>weight]")
@@ -44,7 +46,7 @@ def configure_rerank(p: argparse.ArgumentParser) -> None:
                                                           "pure-svd) on --train and use its item factors")
     p.add_argument("--factors-param", action="append", default=[], metavar="KEY=VALUE",
                    help="parameter of the --factors-from model, repeatable (e.g. factors=20)")
-    p.add_argument("--dominant", type=int, metavar="L",
+    p.add_argument("--dominant", type=positive_int, metavar="L",
                    help="latent aspects: A(i) = the L largest factors of item i (thesis §3.6.2; no default)")
     p.add_argument("--similarity", metavar="NAME",
                    help=f"{'|'.join(SIMILARITIES)}: item similarity of MMR, Ziegler, DPP (default: cosine over the "
@@ -52,8 +54,8 @@ def configure_rerank(p: argparse.ArgumentParser) -> None:
     p.add_argument("--order", choices=("score", "rank"), default="score",
                    help="candidate order: by score, ties by item id descending as trec_eval (default), or by the "
                         "run's rank column")
-    p.add_argument("-k", type=int, default=100, help="length of the reranked lists (default 100)")
-    p.add_argument("--seed", type=int, default=0, help="seed for randomised rerankers (default 0)")
+    p.add_argument("-k", type=positive_int, default=100, help="length of the reranked lists (default 100)")
+    p.add_argument("--seed", type=seed, default=0, help="seed for randomised rerankers (≥ 0, default 0)")
     p.add_argument("--tag", help="run tag of the output (default: the reranker's name)")
     p.add_argument("-o", "--output", required=True, help="output TREC run")
     p.set_defaults(func=run_rerank)
@@ -103,12 +105,11 @@ def run_rerank(args) -> int:
     from recdiv.data.vocab import Vocab
     from recdiv.diversifiers.registry import make_reranker
 
-    if args.k < 1:
-        raise ConfigError("-k must be at least 1")
     reranker = make_reranker(args.method, **parse_params(args.param))
     needs = tuple(reranker.NEEDS)
     _check_options(args, needs, reranker.NAME)
     t0 = time.perf_counter()
+    check_output_file(args.output, "-o")
     run = parse_trec_run(args.run)
     asp = parse_item_aspects_tsv(args.aspects) if args.aspects else None
     train = parse_interactions_tsv(args.train) if args.train else None

@@ -1,22 +1,34 @@
-"""`recdiv data fetch`: download an official dataset archive, verify it, unpack it, print its usage terms.
+"""`recdiv data fetch`: download an official dataset archive, verify it before unpacking, unpack it, print its
+usage terms.
 
-Archives come from GroupLens (files.grouplens.org). Verification has two levels:
+Archives come from GroupLens (files.grouplens.org). Nothing is unpacked unverified:
 
-1. the archive's sha256, against `--sha256 HEX` or the `sha256` recorded in `SOURCES`. recdiv records an
-   archive checksum only when it was verified against an independent copy; for the others (at present all
-   of them) the computed sha256 is printed so that you can compare it and pass it next time, never invented;
-2. after unpacking, every file listed in `FILE_SHA256` is checked: these per-file checksums were verified
-   against independent copies of the original distributions (ml-100k, hetrec2011-lastfm-2k and the
-   2018-09-26 release of ml-latest-small; see the shared data README).
+1. an archive whose sha256 is known — from ``--sha256 HEX`` (64 hex digits, checked before downloading) or the
+   `sha256` pinned in `SOURCES` — must match it, and is then unpacked whole;
+2. an archive of a dataset whose files are pinned in `FILE_SHA256` (ml-100k, hetrec2011-lastfm-2k and the
+   2018-09-26 release of ml-latest-small) has each pinned file read from the archive and checked *before*
+   anything is written; without a verified archive checksum only those files are unpacked (the archive's
+   other members — ml-100k's helper scripts ``allbut.pl`` and ``mku.sh``, HetRec's
+   ``user_taggedartists-timestamps.dat`` — are named and left out);
+3. any other archive is refused before downloading unless ``--sha256`` is given.
 
-A mismatch at either level raises `DataError` and leaves nothing behind; the folder is moved into place
-only after every check passed.
+What is pinned, and how it was verified: no archive checksum is pinned. This environment has no copy of any
+archive and no network access beyond package registries, so no archive sha256 could be verified; GroupLens's
+published ``.md5`` files could not be fetched either, and a value recalled from memory is not a verification.
+The per-file checksums of `FILE_SHA256` are those of the shared data folder (``../shared/data/SHA256SUMS``),
+whose copies were checked against independent copies of the original distributions (git blob ids) and the
+published statistics; `tests/data/test_fetch.py` re-checks that they equal the shared files' sha256.
+
+A mismatch raises `DataError`; the target folder is written only after every check passed, and nothing is left
+behind otherwise.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 import urllib.error
@@ -24,9 +36,10 @@ import urllib.request
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from recdiv.errors import ConfigError, DataError
+from recdiv.outputs import check_output_dir, write_error
 
 GROUPLENS = "https://files.grouplens.org/datasets"
 ML_TERMS = ("MovieLens data (GroupLens Research, University of Minnesota): research use only; no commercial use "
@@ -46,7 +59,7 @@ class Source:
     url: str
     folder: str  # folder name the dataset gets under the data directory
     terms: str
-    sha256: str | None = None  # archive checksum, only when independently verified
+    sha256: str | None = None  # archive checksum, pinned only when verified (none is, see the module docstring)
 
 
 SOURCES: dict[str, Source] = {
@@ -63,7 +76,8 @@ SOURCES: dict[str, Source] = {
 ALIASES = {"ml100k": "ml-100k", "lastfm-2k": "hetrec2011-lastfm-2k", "hetrec-lastfm": "hetrec2011-lastfm-2k",
            "ml-latest": "ml-latest-small"}
 
-# per-file sha256 of unpacked distributions, verified (sha256sum -c on the team's checked copies)
+# per-file sha256 of the distributions' files: those of ../shared/data/SHA256SUMS, whose copies were checked against
+# independent copies of the originals (tests/data/test_fetch.py re-checks that these equal the shared files')
 FILE_SHA256: dict[str, dict[str, str]] = {
     "ml-100k": {
         "README": "4883b8cf340ed0059971b33f56ad3adc88a40792108ebca3d24aafc4c82e8b52",
@@ -125,42 +139,57 @@ def _download(url: str, dest: Path, opener: Callable) -> str:
     return h.hexdigest()
 
 
-def sha256_file(path: Path) -> str:
+def check_sha256(value: str | None) -> str | None:
+    """`--sha256`, lower-cased; ConfigError (before anything is downloaded) unless it is 64 hexadecimal digits."""
+    if value is None:
+        return None
+    v = value.strip().lower()
+    if not re.fullmatch(r"[0-9a-f]{64}", v):
+        raise ConfigError(f"--sha256 must be 64 hexadecimal digits (a SHA-256 checksum), got {value!r}")
+    return v
+
+
+def _members(zf: zipfile.ZipFile, url: str) -> tuple[dict[str, zipfile.ZipInfo], str | None]:
+    """The archive's files by path below its single top folder (if it has one), and that folder's name."""
+    infos = [i for i in zf.infolist() if not i.is_dir()]
+    for i in infos:
+        p = PurePosixPath(i.filename)
+        if p.is_absolute() or ".." in p.parts or "\\" in i.filename:
+            raise DataError(f"unsafe path {i.filename!r} in the archive from {url}")
+    infos = [i for i in infos if not i.filename.startswith("__MACOSX/")]
+    tops = {PurePosixPath(i.filename).parts[0] for i in infos}
+    top = next(iter(tops)) if len(tops) == 1 and all(len(PurePosixPath(i.filename).parts) > 1 for i in infos) \
+        else None
+    strip = len(top) + 1 if top else 0
+    return {i.filename[strip:]: i for i in infos}, top
+
+
+def _member_sha256(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> str:
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with zf.open(info) as fh:
         while chunk := fh.read(1 << 20):
             h.update(chunk)
     return h.hexdigest()
 
 
-def _unpack(archive: Path, into: Path, url: str) -> Path:
-    """Extract a zip safely into `into`; return the dataset root (its single top folder, if it has one)."""
-    try:
-        with zipfile.ZipFile(archive) as zf:
-            names = zf.namelist()
-            for n in names:
-                p = Path(n)
-                if p.is_absolute() or ".." in p.parts:
-                    raise DataError(f"unsafe path {n!r} in the archive from {url}")
-            zf.extractall(into)
-    except zipfile.BadZipFile:
-        raise DataError(f"the download from {url} is not a zip archive") from None
-    tops = {Path(n).parts[0] for n in names if Path(n).parts and not Path(n).parts[0].startswith("__MACOSX")}
-    if len(tops) == 1 and (into / next(iter(tops))).is_dir():
-        return into / next(iter(tops))
-    return into
-
-
-def verify_files(root: Path, expected: dict[str, str]) -> None:
-    """DataError unless every listed file is under `root` with the listed sha256."""
+def verify_members(zf: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], expected: dict[str, str],
+                   url: str) -> None:
+    """DataError unless every pinned file is in the archive with its pinned sha256 (read in memory, nothing written)."""
     for rel, want in expected.items():
-        p = root / rel
-        if not p.is_file():
-            raise DataError(f"the archive lacks {rel}", root)
-        got = sha256_file(p)
+        if rel not in members:
+            raise DataError(f"the archive from {url} lacks {rel}")
+        got = _member_sha256(zf, members[rel])
         if got != want:
-            raise DataError(f"checksum mismatch for {rel}: expected sha256 {want}, got {got} (a different release?)",
-                            root)
+            raise DataError(f"checksum mismatch for {rel} in the archive from {url}: expected sha256 {want}, got "
+                            f"{got} (a different release?)")
+
+
+def _extract(zf: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], names: list[str], into: Path) -> None:
+    for rel in names:
+        dest = into / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        with zf.open(members[rel]) as src, open(dest, "wb") as out:
+            shutil.copyfileobj(src, out, 1 << 20)
 
 
 def fetch(
@@ -177,35 +206,59 @@ def fetch(
     if key not in SOURCES:
         raise ConfigError(f"unknown dataset {name!r} to fetch; choose one of {', '.join(SOURCES)}")
     src = SOURCES[key]
+    want = check_sha256(sha256) or src.sha256
+    pinned_files = FILE_SHA256.get(key, {})
     dest = Path(dest) if dest is not None else default_dir()
     target = dest / src.folder
     if target.exists() and not force:
         echo(f"{key}: already in {target} (use --force to download again)")
         return target
-    dest.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=dest))
+    check_output_dir(dest, "--dir")
+    if want is None and not pinned_files:
+        archive_name = src.url.rsplit("/", 1)[-1]
+        raise ConfigError(f"recdiv has no verified checksum for {archive_name} and will not install it unverified: "
+                          f"pass --sha256 HEX, the archive's SHA-256 from a source you trust (GroupLens publishes "
+                          f"{archive_name}.md5 beside the archive: check a copy against it, then compute its "
+                          "sha256)")
+    created = not dest.exists()
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=dest))
+    except OSError as e:
+        raise write_error(e, dest) from None
     try:
         archive = work / "archive.zip"
         echo(f"{key}: downloading {src.url}")
         got = _download(src.url, archive, opener)
-        want = (sha256 or src.sha256 or "").lower() or None
-        if want is not None and got != want:
-            raise DataError(f"checksum mismatch for {src.url}: expected sha256 {want}, got {got}")
-        if want is None:
-            echo(f"{key}: sha256 of the archive is {got} (recdiv has no verified checksum for it; compare it with "
-                 f"a trusted copy and pass --sha256 to check it next time)")
-        else:
+        if want is not None:
+            if got != want:
+                raise DataError(f"checksum mismatch for {src.url}: expected sha256 {want}, got {got}")
             echo(f"{key}: archive sha256 verified ({got})")
-        root = _unpack(archive, work / "unpacked", src.url)
-        files = FILE_SHA256.get(key, {})
-        verify_files(root, files)
-        if files:
-            echo(f"{key}: {len(files)} files verified against recorded sha256 checksums")
+        try:
+            with zipfile.ZipFile(archive) as zf:
+                members, _ = _members(zf, src.url)
+                verify_members(zf, members, pinned_files, src.url)
+                if pinned_files:
+                    echo(f"{key}: {len(pinned_files)} files verified against pinned sha256 checksums")
+                names = sorted(members) if want is not None else sorted(pinned_files)
+                skipped = sorted(set(members) - set(names))
+                if skipped:
+                    echo(f"{key}: not unpacked (no verified checksum; pass --sha256 to unpack the whole verified "
+                         f"archive): {', '.join(skipped)}")
+                root = work / "unpacked"
+                _extract(zf, members, names, root)
+        except zipfile.BadZipFile:
+            raise DataError(f"the download from {src.url} is not a zip archive") from None
         if target.exists():
             shutil.rmtree(target)
         os.replace(root, target)
+    except OSError as e:
+        raise write_error(e, dest) from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
+        if created and not target.exists():
+            with contextlib.suppress(OSError):
+                dest.rmdir()  # only if empty: a folder this call created for nothing
     echo(f"{key}: ready in {target}")
     echo(f"Terms of use: {src.terms}")
     return target

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
+import json
+import typing
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
+from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from recdiv.data import lastfm, movielens, synthetic
 from recdiv.data._build import attribute_from_pairs
@@ -45,19 +50,45 @@ def load_dataset(name_or_path: str | Path, data_dir: str | Path | None = None, *
     (generated, seed 0 unless `seed=` is given). `options` go to the loader (e.g. `duplicates="last"`,
     `min_tag_users=3`, `ratings="cdf"`, `splits=False`, `n_users=...`).
     """
+    fmt, loader, arg = dataset_loader(name_or_path, data_dir)
+    check_options(fmt, loader, options)
+    return loader(arg, **options)
+
+
+def dataset_loader(name_or_path: str | Path, data_dir: str | Path | None = None) -> tuple[str, Callable, object]:
+    """(format, loader, first argument) of a dataset, found without reading its data: `loader(arg, **options)`
+    loads it. DataError if the folder does not exist or holds no known format."""
     spec = str(name_or_path)
     if spec == "synthetic" or spec.startswith("synthetic:"):
-        preset = spec.partition(":")[2] or None
-        return synthetic.generate(preset, **options)
+        return "synthetic", synthetic.generate, spec.partition(":")[2] or None
     folder = dataset_path(name_or_path, data_dir)
     fmt = detect_format(folder)
-    loader = dict((n, f) for n, _, f in FORMATS)[fmt]
-    try:
-        return loader(folder, **options) if loader is not None else load_recdiv_tsv(folder, **options)
-    except TypeError as e:
-        if "unexpected keyword" in str(e):
-            raise ConfigError(f"option not understood by the {fmt} loader ({folder}): {e}") from None
-        raise
+    return fmt, dict((n, f) for n, _, f in FORMATS)[fmt] or load_recdiv_tsv, folder
+
+
+_STRICT = ConfigDict(strict=True, allow_inf_nan=False)
+
+
+def check_options(fmt: str, loader: Callable, options: dict[str, object]) -> None:
+    """ConfigError for an option `loader` does not take, or a value not of the option's declared type (strict:
+    "30" is not a number, 30.0 not an integer, NaN not a float)."""
+    params = list(inspect.signature(loader).parameters.values())[1:]  # the first one is the folder / preset
+    names = [p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    hints = typing.get_type_hints(loader)
+    for key, value in options.items():
+        if key not in names:
+            raise ConfigError(f"unknown option {key!r} of the {fmt} loader (its options: {', '.join(names)})")
+        if key in hints:
+            text = json.dumps(value, default=lambda o: o.item() if hasattr(o, "item") else str(o))
+            try:
+                TypeAdapter(hints[key], config=_STRICT).validate_json(text)
+            except ValidationError as e:
+                raise ConfigError(f"option {key!r} of the {fmt} loader: {e.errors()[0]['msg']} "
+                                  f"(expected {_type_name(hints[key])}, got {value!r})") from None
+
+
+def _type_name(hint) -> str:
+    return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
 
 
 def load_recdiv_tsv(folder: str | Path, *, kind: str = "explicit", scale: tuple[float, float] | None = None) -> Dataset:

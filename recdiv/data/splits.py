@@ -21,6 +21,9 @@ Ties in time are broken by (user, item) for `temporal` and at random (seeded) fo
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import numpy as np
 
 from recdiv.data.interactions import Dataset, Interactions, Split
@@ -52,14 +55,18 @@ def _check_fraction(x: float, what: str, lo_open: bool = True) -> None:
         raise ConfigError(f"{what} must be between 0 and 1, got {x}")
 
 
-def holdout_split(
-    inter: Interactions, test_fraction: float = 0.2, *, validation: float = 0.0, seed: int = 0
-) -> Split:
-    """Per-user random holdout: ⌊F · n_u + 1/2⌋ random interactions of each user are test."""
+def _check_holdout(test_fraction: float, validation: float) -> None:
     _check_fraction(test_fraction, "test fraction")
     _check_fraction(validation, "validation fraction", lo_open=False)
     if test_fraction + validation >= 1:
         raise ConfigError("test + validation fractions must be below 1")
+
+
+def holdout_split(
+    inter: Interactions, test_fraction: float = 0.2, *, validation: float = 0.0, seed: int = 0
+) -> Split:
+    """Per-user random holdout: ⌊F · n_u + 1/2⌋ random interactions of each user are test."""
+    _check_holdout(test_fraction, validation)
     rng = np.random.default_rng(seed)
     rank = _rank_in_user(inter, rng.random(inter.nnz))
     n_u = inter.user_counts()[inter.user_index]
@@ -72,15 +79,19 @@ def holdout_split(
     return _parts(inter, test, val, name)
 
 
+def _check_kfold(k: int, fold: int, validation: float) -> None:
+    if k < 2 or not 1 <= fold <= k:
+        raise ConfigError(f"kfold needs k ≥ 2 and 1 ≤ fold ≤ k, got k={k}, fold={fold}")
+    _check_fraction(validation, "validation fraction", lo_open=False)
+
+
 def kfold_split(
     inter: Interactions, k: int = 5, fold: int = 1, *, validation: float = 0.0, seed: int = 0
 ) -> Split:
     """User-stratified K-fold: each user's interactions, in a seeded random order, are dealt round-robin into
     K folds starting at a random fold per user (fold sizes differ by at most one); fold `fold` (1-based) is
     test. The K splits of one seed have disjoint test sets that cover all interactions."""
-    if k < 2 or not 1 <= fold <= k:
-        raise ConfigError(f"kfold needs k ≥ 2 and 1 ≤ fold ≤ k, got k={k}, fold={fold}")
-    _check_fraction(validation, "validation fraction", lo_open=False)
+    _check_kfold(k, fold, validation)
     rng = np.random.default_rng(seed)
     rank = _rank_in_user(inter, rng.random(inter.nnz))
     offset = rng.integers(0, k, inter.n_users)
@@ -112,13 +123,17 @@ def _need_time(inter: Interactions, what: str) -> np.ndarray:
     return inter.timestamps
 
 
-def temporal_split(inter: Interactions, train_fraction: float = 0.8, *, validation: float = 0.0) -> Split:
-    """Global temporal split: the oldest ⌊F · N + 1/2⌋ interactions (ties by user, item) are train (with
-    validation: the newest ⌊V · N + 1/2⌋ of those are validation), the rest test."""
+def _check_temporal(train_fraction: float, validation: float) -> None:
     _check_fraction(train_fraction, "train fraction")
     _check_fraction(validation, "validation fraction", lo_open=False)
     if validation >= train_fraction:
         raise ConfigError("validation fraction must be below the train fraction")
+
+
+def temporal_split(inter: Interactions, train_fraction: float = 0.8, *, validation: float = 0.0) -> Split:
+    """Global temporal split: the oldest ⌊F · N + 1/2⌋ interactions (ties by user, item) are train (with
+    validation: the newest ⌊V · N + 1/2⌋ of those are validation), the rest test."""
+    _check_temporal(train_fraction, validation)
     ts = _need_time(inter, "a temporal")
     order = np.lexsort((inter.item_index, inter.user_index, ts))
     pos = np.empty(inter.nnz, dtype=np.int64)
@@ -132,12 +147,16 @@ def temporal_split(inter: Interactions, train_fraction: float = 0.8, *, validati
     return _parts(inter, test, val, name)
 
 
+def _check_leave_last(n: int, validation: int) -> None:
+    if n < 1 or validation < 0:
+        raise ConfigError(f"leave-last needs n ≥ 1 and validation ≥ 0, got n={n}, validation={validation}")
+
+
 def leave_last_split(inter: Interactions, n: int = 1, *, validation: int = 0, seed: int = 0) -> Split:
     """Per-user temporal split: each user's `n` newest interactions are test and the `validation` newest
     before them are validation; at least one interaction of every user stays in train (a user with n_u
     interactions gets min(n, n_u − 1) test ones). Time ties are broken at random (seeded)."""
-    if n < 1 or validation < 0:
-        raise ConfigError(f"leave-last needs n ≥ 1 and validation ≥ 0, got n={n}, validation={validation}")
+    _check_leave_last(n, validation)
     ts = _need_time(inter, "a leave-last")
     rng = np.random.default_rng(seed)
     # newest first: rank by (-time, random)
@@ -164,26 +183,67 @@ def parse_spec(spec: str) -> tuple[str, list[str], str | None]:
     return parts[0], parts[1:], val
 
 
-def make_split(data: Dataset | Interactions, spec: str, seed: int = 0) -> Split:
-    """A Split from a spec string (see the module docstring); `seed` drives the random ones."""
-    if isinstance(data, Dataset):
-        if spec in data.splits:
-            return data.splits[spec]
-        inter = data.interactions
-    else:
-        inter = data
+@dataclass(frozen=True)
+class SplitSpec:
+    """A generic split spec with its numbers parsed and checked: `make(interactions, seed)` computes the split."""
+
+    spec: str
+    make: Callable[[Interactions, int], Split]
+    needs_time: bool = False
+
+
+GENERIC_KINDS = ("holdout", "kfold", "temporal", "leave-last")
+
+
+def parse_split_spec(spec: str) -> SplitSpec | None:
+    """The generic split `spec` (holdout, kfold, temporal, leave-last), checked without data; None when `spec` is
+    not of a generic kind (it can then only name a split provided with a dataset). ConfigError for a generic spec
+    with a bad number or value, so that a bad spec is found before any data is loaded."""
     kind, args, val = parse_spec(spec)
     try:
         if kind == "holdout" and len(args) == 1:
-            return holdout_split(inter, float(args[0]), validation=float(val or 0), seed=seed)
+            f, v = float(args[0]), float(val or 0)
+            _check_holdout(f, v)
+            return SplitSpec(spec, lambda inter, seed: holdout_split(inter, f, validation=v, seed=seed))
         if kind == "kfold" and len(args) == 2:
-            return kfold_split(inter, int(args[0]), int(args[1]), validation=float(val or 0), seed=seed)
+            k, j, v = int(args[0]), int(args[1]), float(val or 0)
+            _check_kfold(k, j, v)
+            return SplitSpec(spec, lambda inter, seed: kfold_split(inter, k, j, validation=v, seed=seed))
         if kind == "temporal" and len(args) == 1:
-            return temporal_split(inter, float(args[0]), validation=float(val or 0))
+            f, v = float(args[0]), float(val or 0)
+            _check_temporal(f, v)
+            return SplitSpec(spec, lambda inter, seed: temporal_split(inter, f, validation=v), needs_time=True)
         if kind == "leave-last" and len(args) <= 1:
-            return leave_last_split(inter, int(args[0]) if args else 1, validation=int(val or 0), seed=seed)
+            n, v = int(args[0]) if args else 1, int(val or 0)
+            _check_leave_last(n, v)
+            return SplitSpec(spec, lambda inter, seed: leave_last_split(inter, n, validation=v, seed=seed),
+                             needs_time=True)
     except ValueError:
         raise ConfigError(f"bad number in split spec {spec!r}; use {SPEC_HELP}") from None
-    provided = f" (this dataset provides: {', '.join(data.splits)})" if isinstance(data, Dataset) and data.splits \
-        else ""
-    raise ConfigError(f"unknown split spec {spec!r}{provided}; use {SPEC_HELP}")
+    if kind in GENERIC_KINDS:
+        raise ConfigError(f"wrong number of fields in split spec {spec!r}; use {SPEC_HELP}")
+    return None
+
+
+def check_split(data: Dataset | Interactions, spec: str) -> None:
+    """ConfigError unless `make_split(data, spec)` can compute the split (a provided split name, or a valid generic
+    spec whose needs the data meet), without computing it."""
+    if isinstance(data, Dataset) and spec in data.splits:
+        return
+    parsed = parse_split_spec(spec)
+    if parsed is None:
+        provided = f" (this dataset provides: {', '.join(data.splits)})" \
+            if isinstance(data, Dataset) and data.splits else ""
+        raise ConfigError(f"unknown split spec {spec!r}{provided}; use {SPEC_HELP}")
+    if parsed.needs_time:
+        _need_time(data.interactions if isinstance(data, Dataset) else data, f"a {spec.split(':')[0]}")
+
+
+def make_split(data: Dataset | Interactions, spec: str, seed: int = 0) -> Split:
+    """A Split from a spec string (see the module docstring); `seed` (≥ 0) drives the random ones."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ConfigError(f"the split seed must be a non-negative integer, got {seed!r}")
+    check_split(data, spec)
+    if isinstance(data, Dataset) and spec in data.splits:
+        return data.splits[spec]
+    return parse_split_spec(spec).make(data.interactions if isinstance(data, Dataset) else data, int(seed))

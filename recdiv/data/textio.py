@@ -31,6 +31,7 @@ import numpy as np
 
 from recdiv.data._read import Codes, Layouts, Table, parse_table
 from recdiv.errors import DataError
+from recdiv.outputs import write_error
 
 RUN_LAYOUT: Layouts = {6: [("user", "id"), ("q0", "skip"), ("item", "id"), ("rank", "int"), ("score", "float"),
                            ("tag", "skip")]}
@@ -47,8 +48,11 @@ GRADE_RANGE = (-127, 127)  # trec_eval's: relevance judgements are integers in -
 def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[io.IOBase]:
     """Open a temporary file beside `path`; on success rename it over `path`, on error remove it."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as e:  # the user's disk or path refuses: a clean error naming the file (recdiv.outputs)
+        raise write_error(e, path) from None
     try:
         with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding) as fh:
             yield fh
@@ -56,9 +60,11 @@ def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file ordinary permissions
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(e, OSError):
+            raise write_error(e, path) from None
         raise
 
 

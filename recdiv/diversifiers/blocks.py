@@ -15,6 +15,7 @@ import scipy.sparse as sp
 
 from recdiv.aspects.similarity import ItemSimilarity, Jaccard, SetCosine, _FeatureSimilarity
 from recdiv.diversifiers.blocks_kernels import csr_row_dot, ell_row_dot, set_similarity
+from recdiv.models import intent
 
 
 class BlockSparse:
@@ -197,10 +198,13 @@ def aspect_indicator(block) -> BlockSparse:
 
 
 def item_aspect_distribution(block) -> BlockSparse:
-    """p(a|c) = [a ∈ A(c)]/|A(c)| (METRICS.md §E.11) on the candidates' aspect pattern."""
-    ind = aspect_indicator(block)
-    per_row = np.diff(ind.matrix.indptr)
-    return ind.with_values(1.0 / np.repeat(np.maximum(per_row, 1), per_row))
+    """p(a|c) of the candidates: the intent model `recdiv.models.intent.item_aspect_distribution` (METRICS.md
+    §E.11) gathered into the block (cached on the block)."""
+    if "item_aspect_distribution" not in block.cache:
+        space = block.context.require_aspects("this reranker")
+        pai = block.context.cache.get(("p(a|i)", space), lambda: intent.item_aspect_distribution(space))
+        block.cache["item_aspect_distribution"] = BlockSparse(pai, block.items)
+    return block.cache["item_aspect_distribution"]
 
 
 def aspect_probabilities(block, nonneg_scores: np.ndarray) -> BlockSparse:

@@ -9,8 +9,8 @@ import math
 from recdiv.aspects.similarity import SIMILARITIES
 from recdiv.errors import ConfigError
 from recdiv.eval.measure import Param
+from recdiv.models.discount import POSITION_SYNTAX, parse_discount
 from recdiv.models.discount import SYNTAX as DISCOUNT_SYNTAX
-from recdiv.models.discount import parse_discount
 from recdiv.models.relevance import SYNTAX as RELEVANCE_SYNTAX
 from recdiv.models.relevance import parse_relevance
 
@@ -23,8 +23,8 @@ DISTANCES = tuple(SIMILARITIES.names())
 
 def _position_only(spec: str) -> None:
     if parse_discount(spec).uses_relevance:
-        raise ConfigError(f"discount {spec!r} depends on relevance; exposure takes position discounts only "
-                          "(none, log, exp<p>, recip)")
+        raise ConfigError(f"discount {spec!r} depends on relevance; this measure takes the discounts of position "
+                          f"alone: {POSITION_SYNTAX}")
 
 
 def _finite_level(level: float | None) -> None:
@@ -36,7 +36,7 @@ def _finite_level(level: float | None) -> None:
 LEVEL = Param("rel", float, None, "relevance level of this measure: relevant ⇔ grade ≥ rel (ir_measures' rel=); "
               "default τ (--rel-threshold); the users averaged over stay the evaluated population", spec=_finite_level)
 DISC = Param("disc", str, "none", f"rank discount disc(k): {DISCOUNT_SYNTAX}", spec=parse_discount)
-POSITION_DISC = Param("disc", str, "none", "rank discount of exposure: none, log, recip or exp<p>", spec=_position_only)
+POSITION_DISC = Param("disc", str, "none", f"rank discount of position: {POSITION_SYNTAX}", spec=_position_only)
 REL = Param("rel", str, "none", f"relevance model p(rel|i,u): {RELEVANCE_SYNTAX}", spec=parse_relevance)
 PROFILE_REL = Param("profile_rel", str, "none", "relevance model weighting the profile's training ratings",
                     spec=parse_relevance)

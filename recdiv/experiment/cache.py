@@ -7,6 +7,11 @@ the keys (content hashes) of its inputs. Files are written beside their target a
 and a resumed run skips exactly the finished work. Nothing is pickled: NPZ files are read with
 ``allow_pickle=False``.
 
+Every artefact has a checksum record beside it, ``<key>.<ext>.sha256`` (the cache's manifest, one record per
+artefact so that worker processes never share a file), written just before the artefact. An artefact is used only
+if its bytes match its record: one that was damaged after it was written (or whose record is missing) counts as
+absent, is recomputed, and is listed in `Store.damaged` so that the run can say so.
+
 Without ``resume``, artefacts written before the current run started are ignored (and overwritten):
 a fresh run recomputes everything but still shares artefacts between its own stages and processes.
 """
@@ -18,7 +23,9 @@ import hashlib
 import io
 import json
 import os
+import tempfile
 import time
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,9 +37,10 @@ import scipy.sparse as sp
 from recdiv.data.rankings import Rankings
 from recdiv.data.textio import atomic_write
 from recdiv.data.vocab import Vocab
+from recdiv.outputs import write_error
 
 #: bump when the layout or meaning of cached artefacts changes
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: checksum records beside the artefacts
 
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)
@@ -107,25 +115,75 @@ def fingerprint_interactions(h: ArrayHasher, x) -> ArrayHasher:
 
 @dataclass
 class Store:
-    """The artefact store of one output folder; `since_ns` = start of the current run."""
+    """The artefact store of one output folder; `since_ns` = start of the current run; `damaged` = artefacts found
+    damaged (relative paths with the reason), which were treated as absent."""
 
     root: Path
     resume: bool = True
     since_ns: int = field(default_factory=time.time_ns)
+    damaged: list[str] = field(default_factory=list)
 
     def __post_init__(self):
         self.root = Path(self.root)
 
+    @classmethod
+    def for_run(cls, root: str | Path, resume: bool) -> Store:
+        """The store of a run starting now. `since_ns` is read from the file system's own clock (the mtime of a file
+        created now): the kernel stamps files with a coarse clock that can lag `time.time_ns()` by milliseconds,
+        so an artefact written right after a wall-clock start could look older than the run and be ignored."""
+        root = Path(root)
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            fd, probe = tempfile.mkstemp(prefix=".clock.", suffix=".tmp", dir=root)
+            os.close(fd)
+            since = os.stat(probe).st_mtime_ns
+            os.unlink(probe)
+        except OSError as e:
+            raise write_error(e, root) from None
+        return cls(root, resume=resume, since_ns=since)
+
     def path(self, stage: str, key: str, ext: str) -> Path:
         return self.root / stage / key[:2] / f"{key}.{ext}"
 
-    def has(self, stage: str, key: str, ext: str) -> bool:
-        p = self.path(stage, key, ext)
+    def _current(self, p: Path) -> bool:
+        """The artefact exists and belongs to this run (or to any earlier one, when resuming)."""
         try:
             st = p.stat()
         except FileNotFoundError:
             return False
         return self.resume or st.st_mtime_ns >= self.since_ns
+
+    def _read(self, stage: str, key: str, ext: str) -> bytes | None:
+        """The bytes of a finished artefact whose checksum record matches, else None (damage is recorded)."""
+        p = self.path(stage, key, ext)
+        if not self._current(p):
+            return None
+        try:
+            data = p.read_bytes()
+            record = _record(p).read_text("ascii").strip()
+        except FileNotFoundError:
+            self._damage(p, "no checksum record")
+            return None
+        except (OSError, UnicodeDecodeError) as e:
+            self._damage(p, f"unreadable: {e}")
+            return None
+        if hashlib.sha256(data).hexdigest() != record:
+            self._damage(p, "checksum mismatch")
+            return None
+        return data
+
+    def _damage(self, p: Path, reason: str) -> None:
+        self.damaged.append(f"{p.relative_to(self.root)} ({reason})")
+
+    def has(self, stage: str, key: str, ext: str) -> bool:
+        return self._read(stage, key, ext) is not None
+
+    def _write(self, stage: str, key: str, ext: str, data: bytes) -> None:
+        """The checksum record first, then the artefact (each atomically): an artefact file never exists without
+        its record, so a run killed in between leaves no artefact (a record alone is ignored and overwritten)."""
+        p = self.path(stage, key, ext)
+        write_bytes(_record(p), (hashlib.sha256(data).hexdigest() + "\n").encode())
+        write_bytes(p, data)
 
     def remove_partial(self) -> int:
         """Delete temporary files left by an interrupted run (atomic-write leftovers); returns how many."""
@@ -141,16 +199,18 @@ class Store:
     def save_arrays(self, stage: str, key: str, arrays: dict[str, np.ndarray]) -> None:
         buf = io.BytesIO()
         np.savez(buf, **arrays)
-        write_bytes(self.path(stage, key, "npz"), buf.getvalue())
+        self._write(stage, key, "npz", buf.getvalue())
 
     def load_arrays(self, stage: str, key: str) -> dict[str, np.ndarray] | None:
-        """The arrays of a finished artefact, or None (absent, stale, or unreadable)."""
-        if not self.has(stage, key, "npz"):
+        """The arrays of a finished artefact, or None (absent, stale, damaged or unreadable)."""
+        data = self._read(stage, key, "npz")
+        if data is None:
             return None
         try:
-            with np.load(self.path(stage, key, "npz"), allow_pickle=False) as z:
+            with np.load(io.BytesIO(data), allow_pickle=False) as z:
                 return {k: z[k] for k in z.files}
-        except (OSError, ValueError, EOFError):
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
+            self._damage(self.path(stage, key, "npz"), f"unreadable: {e}")
             return None
 
     def save_rankings(self, stage: str, key: str, rankings: Rankings) -> None:
@@ -164,43 +224,61 @@ class Store:
 
     # frames ---------------------------------------------------------------------------------------
     def save_frame(self, stage: str, key: str, frame: pd.DataFrame) -> None:
-        write_frame(self.path(stage, key, "parquet"), frame)
+        self._write(stage, key, "parquet", frame_bytes(frame))
 
     def load_frame(self, stage: str, key: str) -> pd.DataFrame | None:
-        if not self.has(stage, key, "parquet"):
+        data = self._read(stage, key, "parquet")
+        if data is None:
             return None
         try:
-            return pd.read_parquet(self.path(stage, key, "parquet"))
-        except (OSError, ValueError):
+            return pd.read_parquet(io.BytesIO(data))
+        except (OSError, ValueError) as e:
+            self._damage(self.path(stage, key, "parquet"), f"unreadable: {e}")
             return None
 
     # json -----------------------------------------------------------------------------------------
     def save_json(self, stage: str, key: str, obj: Any) -> None:
-        write_json(self.path(stage, key, "json"), obj)
+        self._write(stage, key, "json", json_bytes(obj))
 
     def load_json(self, stage: str, key: str) -> Any | None:
-        if not self.has(stage, key, "json"):
+        data = self._read(stage, key, "json")
+        if data is None:
             return None
         try:
-            return json.loads(self.path(stage, key, "json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            return json.loads(data.decode("utf-8"))
+        except ValueError as e:
+            self._damage(self.path(stage, key, "json"), f"unreadable: {e}")
             return None
+
+
+def _record(p: Path) -> Path:
+    """The checksum record of artefact `p`."""
+    return p.with_name(p.name + ".sha256")
+
+
+def json_bytes(obj: Any) -> bytes:
+    return (json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n").encode("utf-8")
+
+
+def frame_bytes(frame: pd.DataFrame) -> bytes:
+    """A DataFrame as Parquet bytes (no index)."""
+    buf = io.BytesIO()
+    frame.to_parquet(buf, index=False)
+    return buf.getvalue()
 
 
 def write_json(path: str | Path, obj: Any) -> None:
-    write_text(path, json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n")
+    write_bytes(path, json_bytes(obj))
 
 
 def write_frame(path: str | Path, frame: pd.DataFrame) -> None:
     """Atomically write a DataFrame as Parquet."""
-    buf = io.BytesIO()
-    frame.to_parquet(buf, index=False)
-    write_bytes(path, buf.getvalue())
+    write_bytes(path, frame_bytes(frame))
 
 
 def write_text(path: str | Path, text: str) -> None:
     write_bytes(path, text.encode("utf-8"))
 
 
-__all__ = ["ArrayHasher", "Store", "fingerprint_interactions", "hash_config", "write_bytes", "write_frame",
-           "write_json", "write_text"]
+__all__ = ["ArrayHasher", "Store", "fingerprint_interactions", "frame_bytes", "hash_config", "json_bytes",
+           "write_bytes", "write_frame", "write_json", "write_text"]

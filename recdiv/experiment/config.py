@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from recdiv.config import Config, key_path
 from recdiv.errors import ConfigError
@@ -24,7 +25,8 @@ Scalar = bool | int | float | str
 
 class _Config(Config):
     """The experiment's tables are `recdiv.config.Config`s like every component config: unknown keys are errors,
-    values are not coerced (`n = "30"` is not a number), instances are immutable."""
+    values are not coerced (`n = "30"` is not a number), numbers are finite (`allow_inf_nan=False`), instances are
+    immutable."""
 
 
 class DatasetConfig(_Config):
@@ -332,9 +334,9 @@ class MetaConfig(_Config):
 class ExperimentConfig(_Config):
     """A whole experiment (see docs/experiments.md for the TOML layout)."""
 
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, description="experiment name; a single folder name (default output results/<name>)")
     description: str = ""
-    seed: int = 0
+    seed: int = Field(0, ge=0)
     output: str | None = Field(None, description="output folder (default: results/<name>)")
     datasets: list[DatasetConfig] = Field(min_length=1)
     recommenders: list[RecommenderSpec] = Field(min_length=1)
@@ -345,6 +347,49 @@ class ExperimentConfig(_Config):
     statistics: StatisticsConfig = StatisticsConfig()
     report: ReportConfig = ReportConfig()
     meta: MetaConfig | None = None
+    _source: str = PrivateAttr("<experiment>")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plain_values(cls, data: Any) -> Any:
+        """Reject, anywhere in the file (component parameters included), non-finite numbers and strings with NUL
+        or control characters: TOML allows `nan`, `inf` and escapes such as "\\u0000", and none of them is a
+        meaningful parameter, name or label."""
+        def control(s: str) -> bool:
+            return any(ord(c) < 32 and c not in "\t\n\r" for c in s)
+
+        def scan(v: Any, where: str) -> None:
+            if isinstance(v, float) and not math.isfinite(v):
+                raise ValueError(f"{where}: must be a finite number, got {v}")
+            if isinstance(v, str) and where != "description" and control(v):
+                raise ValueError(f"{where}: contains a NUL or control character ({v!r})")
+            if isinstance(v, dict):
+                for k, x in v.items():
+                    if control(str(k)):
+                        raise ValueError(f"{where or 'top level'}: key {k!r} contains a NUL or control character")
+                    scan(x, f"{where}.{k}" if where else str(k))
+            elif isinstance(v, list | tuple):
+                for i, x in enumerate(v):
+                    scan(x, f"{where}[{i}]")
+
+        scan(data, "")
+        return data
+
+    @field_validator("name")
+    @classmethod
+    def _folder_name(cls, v: str) -> str:
+        if "/" in v or "\\" in v or v in (".", ".."):
+            raise ValueError(f"must be a plain name (it names the output folder results/<name>), got {v!r}")
+        return v
+
+    @property
+    def source(self) -> str:
+        """The file (or other source) this configuration was read from; experiment errors start with it."""
+        return self._source
+
+    def error(self, where: str, problem: str | Exception) -> ConfigError:
+        """A ConfigError naming the file and the key path: `exp.toml: datasets[1].splits[0]: ...`."""
+        return ConfigError(f"{self.source}: {where}: {problem}" if where else f"{self.source}: {problem}")
 
     @model_validator(mode="before")
     @classmethod
@@ -390,6 +435,7 @@ class ExperimentConfig(_Config):
         return explicit[0] if explicit else (self.aspects[0].name if self.aspects else None)
 
     def output_dir(self, override: str | Path | None = None) -> Path:
+        """--out, else the file's `output`, else results/<name> (`name` is a plain folder name)."""
         return Path(override or self.output or Path("results") / self.name)
 
     def to_json(self) -> str:
@@ -416,7 +462,7 @@ def _ref_error(where: str, value: str, what: str, known: set[str]) -> ValueError
 def validate(data: dict[str, Any], source: str = "<experiment>") -> ExperimentConfig:
     """An `ExperimentConfig` from a parsed TOML/JSON mapping; errors name `source` and the key path."""
     try:
-        return ExperimentConfig.model_validate(data)
+        config = ExperimentConfig.model_validate(data)
     except ValidationError as e:
         lines = []
         for err in e.errors():
@@ -428,6 +474,8 @@ def validate(data: dict[str, Any], source: str = "<experiment>") -> ExperimentCo
                 msg = "required key is missing"
             lines.append(f"{where}: {msg}" if where and not msg.startswith(where) else msg)
         raise ConfigError(f"{source}: " + "; ".join(lines)) from None
+    config._source = source
+    return config
 
 
 def load_experiment(path: str | Path) -> ExperimentConfig:
@@ -439,6 +487,8 @@ def load_experiment(path: str | Path) -> ExperimentConfig:
         raise ConfigError(f"{path}: experiment file not found") from None
     except IsADirectoryError:
         raise ConfigError(f"{path}: is a directory, expected an experiment TOML file") from None
+    except OSError as e:  # permission, a symlink loop, an I/O error: the user's file, not a bug
+        raise ConfigError(f"{path}: cannot read the experiment file: {e.strerror or e}") from None
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:

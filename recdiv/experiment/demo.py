@@ -84,7 +84,7 @@ def demo_config() -> ExperimentConfig:
     return validate(tomllib.loads(DEMO_TOML), "recdiv demo")
 
 
-def run_demo(out: str | Path = "results/demo", *, resume: bool = False, jobs: int = 1,
+def run_demo(out: str | Path = "results/demo", *, resume: bool = False, force: bool = False, jobs: int = 1,
              progress: bool = True) -> RunResult:
     """Run the demo experiment into `out` and build its report."""
-    return run_experiment(demo_config(), out, resume=resume, jobs=jobs, progress=progress)
+    return run_experiment(demo_config(), out, resume=resume, force=force, jobs=jobs, progress=progress)

@@ -38,6 +38,7 @@ from recdiv.eval import tables
 from recdiv.eval.tables import DOWN, UP
 from recdiv.experiment.cache import write_text
 from recdiv.experiment.config import ExperimentConfig
+from recdiv.experiment.folder import read_results
 
 SUMMARY_COLUMNS = ["dataset", "system", "measure", "mean", "ci_low", "ci_high", "n", "baseline", "p_value",
                    "p_adjusted", "effect_size", "marker", "difference", "diff_ci_low", "diff_ci_high"]
@@ -55,20 +56,6 @@ class Report:
     @property
     def html(self) -> Path:
         return self.out / "report.html"
-
-
-def read_results(out: Path) -> tuple[ExperimentConfig, list[dict[str, Any]], pd.DataFrame, pd.DataFrame | None]:
-    """The experiment config, systems, per-user scores and system-level scores of an output folder."""
-    out = Path(out)
-    needed = [out / "experiment.json", out / "systems.json", out / "scores.parquet"]
-    for p in needed:
-        if not p.is_file():
-            raise ConfigError(f"{out}: not an experiment output folder ({p.name} is missing; run `recdiv run` first)")
-    config = ExperimentConfig.model_validate(json.loads((out / "experiment.json").read_text(encoding="utf-8")))
-    systems = json.loads((out / "systems.json").read_text(encoding="utf-8"))
-    scores = pd.read_parquet(out / "scores.parquet")
-    sl = out / "system_scores.parquet"
-    return config, systems, scores, (pd.read_parquet(sl) if sl.is_file() else None)
 
 
 def baselines(config: ExperimentConfig, systems: list[dict[str, Any]]) -> dict[str, str | None]:

@@ -18,10 +18,14 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
-import importlib
 import logging
 import multiprocessing
+import multiprocessing.forkserver
+import multiprocessing.util
 import os
+import select
+import shutil
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -31,8 +35,10 @@ from typing import Any
 import pandas as pd
 
 from recdiv.errors import ConfigError, RecdivError
-from recdiv.experiment.cache import Store, hash_config, write_frame, write_json
-from recdiv.experiment.config import ExperimentConfig, RecommenderSpec, check_component_params, fmt_param
+from recdiv.experiment.cache import Store, frame_bytes, hash_config, write_bytes, write_json
+from recdiv.experiment.checks import check_executor, check_run
+from recdiv.experiment.config import ExperimentConfig, RecommenderSpec, fmt_param
+from recdiv.experiment.folder import begin_commit, end_commit
 from recdiv.experiment.selection import selected_params
 from recdiv.experiment.stages import (
     SYSTEM_LEVEL_USER,
@@ -41,7 +47,6 @@ from recdiv.experiment.stages import (
     SystemPlan,
     aspect_key,
     build_explicit_space,
-    component,
     component_source,
     load_data,
     load_split,
@@ -96,40 +101,6 @@ def plan_systems(config: ExperimentConfig) -> list[System]:
         seen.add(s.name)
     return systems
 
-
-def check_components(config: ExperimentConfig) -> None:
-    """Import every component the experiment names and validate every parameter setting before any work."""
-    component("recdiv.data.load", "loading datasets")
-    component("recdiv.data.splits", "splitting datasets")
-    component("recdiv.algorithms.registry", "the recommenders")
-    component("recdiv.aspects.kinds", "the aspect spaces")
-    if config.diversifiers:
-        component("recdiv.diversifiers.registry", "the diversifiers")
-    check_component_params(config)  # names, typed parameters, capabilities, aspect-space options
-    for i, r in enumerate(config.recommenders):
-        if r.select is not None:
-            _validated(lambda r=r: ev_parse(r.select.measure), f"recommenders[{i}].select.measure")
-    ev = component("recdiv.eval", "the metrics")
-    for i, m in enumerate(config.metrics.measures):
-        _validated(lambda m=m: ev.parse_measure(m), f"metrics.measures[{i}]")
-    sig = component("recdiv.eval.stats.significance", "the statistics")
-    corr = component("recdiv.eval.stats.corrections", "the statistics")
-    _validated(lambda: sig.canonical_test(config.statistics.test), "statistics.test")
-    _validated(lambda: corr.canonical_correction(config.statistics.correction), "statistics.correction")
-
-
-def ev_parse(measure: str):
-    return component("recdiv.eval", "the metrics").parse_measure(measure)
-
-
-def _validated(make, where: str):
-    try:
-        return make()
-    except RecdivError as e:
-        raise ConfigError(f"{where}: {e}") from None
-    except (TypeError, ValueError, KeyError) as e:
-        msg = e.errors()[0]["msg"] if hasattr(e, "errors") else str(e)
-        raise ConfigError(f"{where}: {msg}") from None
 
 def plan_models(config: ExperimentConfig, sfp: str, selected: dict[str, dict[str, Any]] | None = None
                 ) -> list[ModelPlan]:
@@ -306,28 +277,51 @@ def _ray_task(task: Task) -> Counter:
     return run_task(task)
 
 
-def _worker_init() -> None:
-    """Worker processes: one thread each for the native libraries (the pool provides the parallelism)."""
+def _worker_init(parent: int | None = None, parent_tempdir: str | None = None) -> None:
+    """Worker processes: one thread each for the native libraries (the pool provides the parallelism); local
+    workers also end with the run's main process `parent` (see `_die_with`)."""
     for var, value in WORKER_THREAD_ENV.items():
         os.environ.setdefault(var, value)
     with contextlib.suppress(Exception):
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(1)
+    if parent is not None:
+        _die_with(parent, parent_tempdir)
+
+
+def _die_with(parent: int, parent_tempdir: str | None) -> None:
+    """End this worker when process `parent` ends, however it ends (SIGKILL included), and remove the parent's
+    multiprocessing temporary folder (``pymp-*``, which the parent's exit handlers would have removed).
+
+    A pool worker is a child of the forkserver, not of the main process, and the forkserver itself lives as long as
+    any worker does, so neither a parent-death signal nor the pool's own pipes notice a killed main process. A
+    daemon thread waits on a pidfd of the main process (Linux ≥ 5.3; elsewhere it polls the pid once a second) and
+    exits the worker at once; the forkserver and multiprocessing's resource tracker then end by themselves."""
+    def watch() -> None:
+        try:
+            fd = os.pidfd_open(parent)
+        except ProcessLookupError:
+            fd = None  # already gone
+        except (AttributeError, OSError):  # no pidfd on this system: poll
+            fd = -1
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                while True:
+                    os.kill(parent, 0)
+                    time.sleep(1.0)
+        if fd is not None and fd >= 0:
+            select.select([fd], [], [])
+        if parent_tempdir:
+            shutil.rmtree(parent_tempdir, ignore_errors=True)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="recdiv-parent-watch", daemon=True).start()
 
 
 def make_executor(jobs: int, backend: str):
-    if jobs < 1:
-        raise ConfigError(f"--jobs must be at least 1, got {jobs}")
+    check_executor(jobs, backend)
     if backend == "ray":
-        try:
-            importlib.import_module("ray")
-        except ModuleNotFoundError:
-            raise ConfigError("--backend ray needs the optional `ray` package (pip install 'recdiv[ray]'); "
-                              "use --backend local") from None
         return _RayExecutor(jobs)
-    if backend != "local":
-        raise ConfigError(f"unknown backend {backend!r} (local, ray)")
     if jobs == 1:
         return _InlineExecutor()
     # forkserver: workers fork from a clean server process that has imported recdiv's stage modules once (no
@@ -335,7 +329,14 @@ def make_executor(jobs: int, backend: str):
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["recdiv.experiment.stages", "recdiv.eval", "recdiv.algorithms.registry",
                                 "recdiv.diversifiers.registry", "recdiv.data.load", "recdiv.data.splits"])
-    return cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init)
+    try:
+        tempdir = multiprocessing.util.get_temp_dir()  # where the forkserver's socket lives (removed at a normal exit)
+        multiprocessing.forkserver.ensure_running()
+    except OSError as e:  # e.g. "AF_UNIX path too long" under a long TMPDIR
+        raise ConfigError(f"--jobs {jobs}: cannot start the worker processes ({e}; a shorter TMPDIR may help)") \
+            from None
+    return cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init,
+                                  initargs=(os.getpid(), tempdir))
 
 
 class Scheduler:
@@ -396,6 +397,7 @@ class RunResult:
     out: Path
     computed: Counter = field(default_factory=Counter)
     cached: Counter = field(default_factory=Counter)
+    damaged: list[str] = field(default_factory=list)  # cache artefacts found damaged (and recomputed)
     seconds: float = 0.0
     report: Any = None
 
@@ -405,33 +407,36 @@ def run_experiment(
     out: str | Path | None = None,
     *,
     resume: bool = False,
+    force: bool = False,
     jobs: int = 1,
     backend: str = "local",
     progress: bool = True,
     report: bool = True,
 ) -> RunResult:
-    """Run (or resume) an experiment and write its outputs; see the module docstring and docs/experiments.md."""
-    t0 = time.perf_counter()
-    check_components(config)
-    systems = plan_systems(config)
-    from recdiv.experiment.report import baselines
+    """Run (or resume) an experiment and write its outputs; see the module docstring and docs/experiments.md.
 
-    baselines(config, [s.to_json() for s in systems])  # a bad statistics.baseline fails now, not after the work
+    Everything is validated first (`recdiv.experiment.checks.check_run`), before anything is written; the results
+    replace those of the output folder only once all the work has finished (`recdiv.experiment.folder`). An output
+    folder holding another experiment's results is refused unless `force`."""
+    t0 = time.perf_counter()
+    option = "--out" if out is not None else f"{config.source}: {'output' if config.output else 'name'}:"
     out = config.output_dir(out)
-    out.mkdir(parents=True, exist_ok=True)
-    store = Store(out / "cache", resume=resume)
-    store.remove_partial()
-    write_json(out / "experiment.json", config.model_dump(mode="json"))
-    write_json(out / "systems.json", [s.to_json() for s in systems])
-    env_base = {"store_root": str(store.root.resolve()), "resume": resume, "since_ns": store.since_ns,
-                "config": config.model_dump(mode="json")}
-    remember(config)
-    executor = make_executor(jobs, backend)
+    try:
+        systems = plan_systems(config)
+    except ConfigError as e:
+        raise config.error("diversifiers", e) from None
+    check_run(config, out, resume=resume, force=force, jobs=jobs, backend=backend, systems=systems, option=option)
+    executor = make_executor(jobs, backend)  # can fail too (the system refuses processes): still nothing written
     prog = _progress() if progress else None
     sched = Scheduler(executor, prog, jobs)
     index: list[tuple[str, str, SystemPlan]] = []
     selections: dict[str, dict] = {}
     try:
+        store = Store.for_run(out / "cache", resume)
+        store.remove_partial()
+        env_base = {"store_root": str(store.root.resolve()), "resume": resume, "since_ns": store.since_ns,
+                    "config": config.model_dump(mode="json")}
+        remember(config)
         with prog or contextlib.nullcontext():
             for di, dcfg in enumerate(config.datasets):
                 dataset, dfp = load_data(config, di)
@@ -453,22 +458,35 @@ def run_experiment(
                     tasks += new
                     index += [(dcfg.key, spec, t.plan) for t in new if t.kind == "system"]
                 sched.run(tasks, f"{dcfg.key}")
+    except RecdivError as e:  # found while working (after the checks): still name the experiment file
+        raise config.error("", e) from None
     finally:
         executor.shutdown(cancel_futures=True)
-    result = RunResult(out, seconds=0.0)
+    result = RunResult(out, seconds=0.0, damaged=list(store.damaged))
     for k, v in sched.stats.items():
         stage, _, tag = k.partition(":")
-        (result.cached if tag == "cached" else result.computed)[stage] += v
-    collect_scores(store, index, out)
+        if stage == "damaged":
+            result.damaged.append(tag)
+        else:
+            (result.cached if tag == "cached" else result.computed)[stage] += v
+    # the results, written as one set (recdiv.experiment.folder): staged in .pending/, then moved into place
+    scores, system_scores = collect_scores(store, index)
+    pending = begin_commit(out)
+    write_json(pending / "experiment.json", config.model_dump(mode="json"))
+    write_json(pending / "systems.json", [s.to_json() for s in systems])
+    write_bytes(pending / "scores.parquet", frame_bytes(scores))
+    if system_scores is not None:
+        write_bytes(pending / "system_scores.parquet", frame_bytes(system_scores))
     if any(r.select is not None for r in config.recommenders):
-        write_json(out / "selection.json", selections)
+        write_json(pending / "selection.json", selections)
     from recdiv.experiment.groups import write_groups
 
-    write_groups(config, index, out)  # [report] groups: the group of every evaluated (split, user)
+    write_groups(config, index, pending)  # [report] groups: the group of every evaluated (split, user)
     if config.meta is not None:
         from recdiv.experiment.meta import robustness
 
-        robustness(config, env_base, index, out)  # [meta] sparsity / popularity: re-evaluation on degraded qrels
+        robustness(config, env_base, index, pending)  # [meta] sparsity / popularity: re-evaluation on degraded qrels
+    end_commit(out, config.name)
     if report:
         from recdiv.experiment.report import build_report
 
@@ -477,8 +495,9 @@ def run_experiment(
     return result
 
 
-def collect_scores(store: Store, index: list[tuple[str, str, SystemPlan]], out: Path) -> None:
-    """Gather the per-user score artefacts into out/scores.parquet (+ out/system_scores.parquet)."""
+def collect_scores(store: Store, index: list[tuple[str, str, SystemPlan]]) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """The per-user score artefacts as one frame (the results' scores.parquet), and the system-level ones (None if
+    there are none)."""
     per_user, system_level = [], []
     for dataset, split, plan in index:
         f = store.load_frame("scores", plan.scores_key)
@@ -491,13 +510,8 @@ def collect_scores(store: Store, index: list[tuple[str, str, SystemPlan]], out: 
         system_level.append(f[sl].drop(columns="user"))
     cols = ["dataset", "split", "system", "measure", "user", "value"]
     frame = pd.concat(per_user, ignore_index=True)[cols] if per_user else pd.DataFrame(columns=cols)
-    write_frame(out / "scores.parquet", frame)
     sys_frame = pd.concat(system_level, ignore_index=True)[[*cols[:4], "value"]] if system_level else None
-    path = out / "system_scores.parquet"
-    if sys_frame is not None and len(sys_frame):
-        write_frame(path, sys_frame)
-    elif path.exists():
-        path.unlink()
+    return frame, (sys_frame if sys_frame is not None and len(sys_frame) else None)
 
 
 def _progress():

@@ -145,6 +145,13 @@ def run_model_task(env: Env, plan: ModelPlan) -> Counter:
     """Fit one model on the split; write its candidates and the latent aspect spaces built from it."""
     store, config = env.store, env.experiment
     stats: Counter = Counter()
+    try:
+        return _model_task(env, plan, store, config, stats)
+    finally:
+        stats.update(f"damaged:{p}" for p in store.damaged)
+
+
+def _model_task(env: Env, plan: ModelPlan, store: Store, config: ExperimentConfig, stats: Counter) -> Counter:
     need_cand = plan.candidates_key is not None and not store.has("candidates", plan.candidates_key, "npz")
     need_latent = [(n, k) for n, k in plan.latent if not store.has("aspects", k, "npz")]
     stats["candidates:cached"] += plan.candidates_key is not None and not need_cand
@@ -155,7 +162,7 @@ def run_model_task(env: Env, plan: ModelPlan) -> Counter:
     dataset, _ = load_data(config, env.dataset)
     algos = component("recdiv.algorithms.registry", "the recommenders")
     model = algos.make_recommender(plan.name, **dict(plan.params))
-    model.fit(split.train, **_side_information(model, dataset))
+    model.fit(split.train, **side_information(model, dataset))
     stats["fit"] += 1
     if need_cand:
         qrels = _qrels(split)
@@ -171,7 +178,7 @@ def run_model_task(env: Env, plan: ModelPlan) -> Counter:
     return stats
 
 
-def _side_information(model, dataset) -> dict[str, Any]:
+def side_information(model, dataset) -> dict[str, Any]:
     """Keyword side information for `fit`: the item attribute named by the model's config (content-based)."""
     if not getattr(model, "needs_attributes", False):
         return {}
@@ -322,6 +329,13 @@ def run_system_task(env: Env, plan: SystemPlan) -> Counter:
     """Rerank (diversified systems) and compute the per-user values of every measure for one system."""
     store, config = env.store, env.experiment
     stats: Counter = Counter()
+    try:
+        return _system_task(env, plan, store, config, stats)
+    finally:
+        stats.update(f"damaged:{p}" for p in store.damaged)
+
+
+def _system_task(env: Env, plan: SystemPlan, store: Store, config: ExperimentConfig, stats: Counter) -> Counter:
     done = store.load_frame("scores", plan.scores_key)
     have = set() if done is None else set(done["measure"].unique())
     missing = [m for m in plan.measures if m not in have]

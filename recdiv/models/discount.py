@@ -227,8 +227,9 @@ def _num(x: float) -> str:
 
 _PARAM = re.compile(r"^(exp|cascade|jk|halflife)\s*(?:\(\s*([^()]*?)\s*\)|([0-9.eE+\-]+))?$")
 _SIMPLE = {"none": NoDiscount, "log": LogDiscount, "recip": ReciprocalDiscount}
-SYNTAX = ("none, log, jk or jk<b>, recip, exp<p> (e.g. exp0.85), halflife<α> (e.g. halflife5), cascade or "
-          "cascade<p0> (e.g. cascade0.9)")
+#: the discounts of position alone (every measure with a `disc` parameter takes these)
+POSITION_SYNTAX = "none, log, jk or jk<b>, recip, exp<p> (e.g. exp0.85), halflife<α> (e.g. halflife5)"
+SYNTAX = f"{POSITION_SYNTAX}, cascade or cascade<p0> (e.g. cascade0.9)"
 
 
 def parse_discount(spec: str | Discount) -> Discount:

@@ -14,6 +14,9 @@ threshold) comes from the evaluation context; the graded models use the “indif
 | ``unnormalised`` | 2^g − 1 (reproduces thesis Table 4 only) |
 
 Positions without an item (padding) always get 0.
+
+`stop_probability(g, g_max)` = (2^g − 1) / 2^g_max is ERR's mapping of a gain level to the probability that the
+user is satisfied and stops (Chapelle et al. 2009), shared by ERR, ERR-IA and RBU.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ __all__ = [
     "Unnormalised",
     "is_relevant",
     "parse_relevance",
+    "stop_probability",
 ]
 
 
@@ -149,3 +153,10 @@ def parse_relevance(spec: str | RelevanceModel, tau_g: float | None = None) -> R
     except ValueError:
         raise ConfigError(f"cannot read the parameter of relevance model {spec!r}; expected {SYNTAX}") from None
     return Background(b, tau_g)
+
+
+def stop_probability(g, g_max):
+    """R = (2^g − 1) / 2^g_max: the probability that a user stops at an item of gain level g ≥ 0 (0 for g = 0),
+    g_max the highest level (a number, or an array broadcast against g). Chapelle, Metzler, Zhang & Grinspan
+    2009 (ERR); RankSys `ERRIA.ERRRelevanceModel`."""
+    return (np.exp2(g) - 1.0) / np.exp2(g_max)

@@ -156,7 +156,7 @@ def test_architecture_doc_metric_example_runs(monkeypatch):
     monkeypatch.setattr(measure, "MEASURES", reg)
     monkeypatch.setattr(catalog, "MEASURES", reg)
     text = (DOCS.parent / "architecture.md").read_text(encoding="utf-8")
-    block = re.search(r"```python\n(.*?)```", text, flags=re.S)[1]
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S) if "class DiscountedHits" in b]
     exec(compile(__import__("textwrap").dedent(block), "architecture.md", "exec"), {})
     run, qrels = example_a()  # relevant a (rank 2), b (rank 4)
     assert parse_measure("dhits(disc=recip)@5").value(run, qrels) == pytest.approx(1 / 2 + 1 / 4)

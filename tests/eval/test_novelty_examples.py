@@ -12,8 +12,10 @@ from recdiv.data.interactions import Interactions
 from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
 from recdiv.data.vocab import Vocab
+from recdiv.errors import ConfigError
 from recdiv.eval.catalog import parse_measure
 from recdiv.eval.context import EvalContext, RunView
+from recdiv.eval.measure import MEASURES
 from recdiv.models.discount import parse_discount
 from recdiv.models.relevance import parse_relevance
 
@@ -142,3 +144,34 @@ def test_example_2_cascade(example2):
     np.testing.assert_allclose(parse_discount("cascade").weights(view.items >= 0, prel), [[1.0, 0.0, 0.0]])
     # with the cascade only i1 is seen: EPC = nov_PC(i1) = 0.5
     assert parse_measure("EPC(disc=cascade,rel=binary)").value(run, qrels, ctx) == pytest.approx(0.5)
+
+
+POSITION_DISCOUNTS = ("none", "log", "jk", "jk3", "recip", "exp0.85", "halflife5")
+CASCADE_DISCOUNTS = ("cascade", "cascade0.9")
+DISC_MEASURES = sorted(n for n in MEASURES.names() if any(p.name == "disc" for p in MEASURES.get(n).PARAMS))
+
+
+def test_every_disc_parameter_reads_the_one_vocabulary():
+    """Every measure's `disc` is read by recdiv.models.discount (nothing parses a discount by hand)."""
+    assert {"nDCG", "DCG", "EPC", "EILD", "Gini", "Entropy"} <= set(DISC_MEASURES)
+    for name in DISC_MEASURES:
+        (p,) = [p for p in MEASURES.get(name).PARAMS if p.name == "disc"]
+        with pytest.raises(ConfigError, match="unknown rank discount"):
+            p.spec("zipf")
+
+
+@pytest.mark.parametrize("name", DISC_MEASURES)
+def test_every_disc_measure_takes_every_position_discount(example2, name):
+    """nDCG(disc=exp0.85), Gini(disc=halflife5), EPC(disc=jk3): every discount of position in every measure with
+    a `disc` parameter; the discounts that depend on relevance (cascade) in the framework's measures, and a clear
+    error where the measure takes discounts of position alone."""
+    run, qrels, ctx = example2
+    for spec in POSITION_DISCOUNTS:
+        assert np.isfinite(parse_measure(f"{name}(disc={spec})@3").value(run, qrels, ctx)), spec
+    (p,) = [p for p in MEASURES.get(name).PARAMS if p.name == "disc"]
+    for spec in CASCADE_DISCOUNTS:
+        if p.spec is parse_discount:
+            assert np.isfinite(parse_measure(f"{name}(disc={spec})@3").value(run, qrels, ctx)), spec
+        else:
+            with pytest.raises(ConfigError, match="discounts of position alone: none, log, jk"):
+                parse_measure(f"{name}(disc={spec})@3")

@@ -9,7 +9,7 @@ import pytest
 
 from recdiv.errors import ConfigError
 from recdiv.models.discount import parse_discount
-from recdiv.models.relevance import parse_relevance
+from recdiv.models.relevance import parse_relevance, stop_probability
 
 GRADES = np.array([5.0, 4.0, 3.0, 1.0, np.nan])  # last: unjudged
 
@@ -68,3 +68,13 @@ def test_relevance_indifference_override_and_errors():
     for bad in ("gradual", "background", "background1.5"):
         with pytest.raises(ConfigError):
             parse_relevance(bad)
+
+
+def test_stop_probability():
+    """ERR's R = (2^g − 1)/2^g_max (Chapelle et al. 2009), shared by ERR, ERR-IA and RBU: hand values, a
+    per-aspect g_max, and equal to the powers they wrote before on every grade of a half-star scale."""
+    np.testing.assert_array_equal(stop_probability(np.array([0.0, 1.0, 2.0, 4.0]), 4.0),
+                                  [0.0, 1 / 16, 3 / 16, 15 / 16])
+    np.testing.assert_array_equal(stop_probability(np.array([1.0, 1.0]), np.array([1.0, 2.0])), [0.5, 0.25])
+    g = np.arange(0.0, 10.5, 0.5)
+    np.testing.assert_array_equal(stop_probability(g, 5.0), (2.0**g - 1.0) / 2.0**5.0)

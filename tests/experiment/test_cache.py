@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 
@@ -90,3 +91,31 @@ def test_corrupt_artefact_counts_as_missing(tmp_path):
     p.write_bytes(b"not a zip file")
     os.utime(p)
     assert store.load_arrays("rerank", "0" * 64) is None
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate", "record", "no-record"])
+def test_damaged_artefact_is_detected_by_its_checksum(tmp_path, damage):
+    """A damaged artefact counts as absent (it is recomputed) and is listed in `damaged`. A flipped byte inside an
+    NPZ member used to surface as zipfile.BadZipFile (a traceback during --resume)."""
+    store = Store(tmp_path)
+    r = _rankings()
+    store.save_rankings("candidates", "ab" * 32, r)
+    p = store.path("candidates", "ab" * 32, "npz")
+    record = p.with_name(p.name + ".sha256")
+    assert record.read_text("ascii").strip() == hashlib.sha256(p.read_bytes()).hexdigest()
+    data = bytearray(p.read_bytes())
+    if damage == "flip":
+        data[len(data) // 2] ^= 0xFF
+        p.write_bytes(bytes(data))
+    elif damage == "truncate":
+        p.write_bytes(bytes(data[:100]))
+    elif damage == "record":
+        record.write_text("0" * 64 + "\n", "ascii")
+    else:
+        record.unlink()
+    fresh = Store(tmp_path)
+    assert not fresh.has("candidates", "ab" * 32, "npz")
+    assert fresh.load_rankings("candidates", "ab" * 32, r.user_vocab, r.item_vocab) is None
+    assert fresh.damaged and fresh.damaged[0].startswith(f"candidates/ab/{'ab' * 32}.npz (")
+    fresh.save_rankings("candidates", "ab" * 32, r)  # recomputed: readable again
+    assert Store(tmp_path).load_rankings("candidates", "ab" * 32, r.user_vocab, r.item_vocab) is not None

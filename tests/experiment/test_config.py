@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from recdiv.errors import ConfigError
+from recdiv.experiment.checks import check_components
 from recdiv.experiment.config import load_experiment, validate
 from recdiv.experiment.demo import DEMO_TOML, demo_config
-from recdiv.experiment.runner import check_components, make_executor, plan_systems
+from recdiv.experiment.runner import make_executor, plan_systems
 from tests.experiment.conftest import tiny_data
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -92,54 +93,58 @@ def test_file_errors(tmp_path):
 def test_component_parameters_are_checked_before_work(tiny_config):
     data = tiny_data()
     data["recommenders"][1]["params"] = {"factor": 8}
-    with pytest.raises(ConfigError, match=r"^recommenders\[1\].params.factor: unknown key"):
-        check_components(validate(data))
+    with pytest.raises(ConfigError, match=r"^exp.toml: recommenders\[1\].params.factor: unknown key"):
+        check_components(validate(data, "exp.toml"))
     data = tiny_data()
     data["recommenders"][1]["params"] = {"factors": "8"}  # strict types: a string is not a number
-    with pytest.raises(ConfigError, match=r"^recommenders\[1\].params.factors: Input should be a valid integer"):
-        check_components(validate(data))
+    with pytest.raises(ConfigError,
+                       match=r"^exp.toml: recommenders\[1\].params.factors: Input should be a valid integer"):
+        check_components(validate(data, "exp.toml"))
     data = tiny_data()
     data["diversifiers"][0]["grid"]["lambda"] = [0.5, 7.0]
-    with pytest.raises(ConfigError, match=r"^diversifiers\[0\].grid.lambda: Input should be less than or equal to 1"):
-        check_components(validate(data))
+    with pytest.raises(ConfigError,
+                       match=r"^exp.toml: diversifiers\[0\].grid.lambda: Input should be less than or equal to 1"):
+        check_components(validate(data, "exp.toml"))
     data = tiny_data()
     data["diversifiers"][1]["name"] = "IA-Selekt"
-    with pytest.raises(ConfigError, match=r"^diversifiers\[1\].name: unknown reranker 'IA-Selekt' \(did you mean"):
-        check_components(validate(data))
+    with pytest.raises(ConfigError,
+                       match=r"^exp.toml: diversifiers\[1\].name: unknown reranker 'IA-Selekt' \(did you mean"):
+        check_components(validate(data, "exp.toml"))
     data = tiny_data()
     data["diversifiers"][1]["name"] = "ia-select"  # one spelling rule (#16.3)
     check_components(validate(data))
     data = tiny_data()
     data["metrics"]["measures"] = ["P@5", "nDGC@5"]
-    with pytest.raises(ConfigError, match=r"^metrics.measures\[1\]: unknown measure 'nDGC'"):
-        check_components(validate(data))
+    with pytest.raises(ConfigError, match=r"^exp.toml: metrics.measures\[1\]: unknown measure 'nDGC'"):
+        check_components(validate(data, "exp.toml"))
     data = tiny_data()
     data["statistics"]["test"] = "anova"
-    with pytest.raises(ConfigError, match=r"^statistics.test: "):
-        check_components(validate(data))
+    with pytest.raises(ConfigError, match=r"^exp.toml: statistics.test: "):
+        check_components(validate(data, "exp.toml"))
     check_components(tiny_config)
 
 
 def test_latent_aspects_follow_declared_capabilities():
     data = tiny_data()
     data["aspects"][1] = {"name": "latent", "kind": "latent", "recommender": "pop", "l": 2}
-    with pytest.raises(ConfigError, match=r"^aspects\[1\]: 'pop' has no latent factors or topics .*item-factors"):
-        check_components(validate(data))
+    with pytest.raises(ConfigError,
+                       match=r"^exp.toml: aspects\[1\]: 'pop' has no latent factors or topics .*item-factors"):
+        check_components(validate(data, "exp.toml"))
     data = tiny_data()
     data["aspects"][1] = {"name": "latent", "kind": "latent", "model": "lda", "params": {"n_topics": 4}, "l": 2}
     check_components(validate(data))  # LDA is a recommender that declares topics
     data["aspects"][1]["options"] = {"abs": True}
-    with pytest.raises(ConfigError, match=r"^aspects\[1\].options.abs: unknown key"):
-        check_components(validate(data))
+    with pytest.raises(ConfigError, match=r"^exp.toml: aspects\[1\].options.abs: unknown key"):
+        check_components(validate(data, "exp.toml"))
     data = tiny_data()
     data["aspects"][0]["options"] = {"top": "2"}
-    with pytest.raises(ConfigError, match=r"^aspects\[0\].options.top: Input should be a valid integer"):
-        check_components(validate(data))
+    with pytest.raises(ConfigError, match=r"^exp.toml: aspects\[0\].options.top: Input should be a valid integer"):
+        check_components(validate(data, "exp.toml"))
 
 
 def test_missing_component_is_named(tiny_config, monkeypatch):
     monkeypatch.setitem(sys.modules, "recdiv.diversifiers.registry", None)
-    with pytest.raises(ConfigError, match=r"^the diversifiers: recdiv.diversifiers.registry is not available"):
+    with pytest.raises(ConfigError, match=r"^tiny.toml: the diversifiers: recdiv.diversifiers.registry is not avail"):
         check_components(tiny_config)
 
 
@@ -148,8 +153,8 @@ def test_unknown_baseline_fails_before_work(tiny_config, tmp_path):
 
     data = tiny_data()
     data["statistics"]["baseline"] = "MF"
-    with pytest.raises(ConfigError, match=r"^statistics.baseline: no system named 'MF' \(systems: pop, SVD, "):
-        run_experiment(validate(data), tmp_path / "out", progress=False)
+    with pytest.raises(ConfigError, match=r"^exp.toml: statistics.baseline: no system named 'MF' \(systems: pop, SVD,"):
+        run_experiment(validate(data, "exp.toml"), tmp_path / "out", progress=False)
     assert not (tmp_path / "out").exists()
 
 
@@ -157,7 +162,7 @@ def test_ray_backend_needs_ray(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(ConfigError, match=r"--backend ray needs the optional `ray` package"):
         make_executor(1, "ray")
-    with pytest.raises(ConfigError, match="--jobs must be at least 1"):
+    with pytest.raises(ConfigError, match="--jobs must be a positive integer, got 0"):
         make_executor(0, "local")
 
 

@@ -23,6 +23,7 @@ from recdiv.eval.measure import Param, PerUserMeasure, SystemMeasure, register
 from recdiv.eval.params import LEVEL, POSITION_DISC
 from recdiv.models.discount import Discount, ExponentialDiscount, HalfLifeDiscount, JKDiscount, parse_discount
 from recdiv.models.gain import GAINS, gain_values
+from recdiv.models.relevance import stop_probability
 
 if TYPE_CHECKING:
     from recdiv.data.qrels import Qrels
@@ -460,7 +461,7 @@ class ERR(_Leveled):
         w = _width(view, self.cutoff)
         g = np.nan_to_num(view.grades[:, :w], nan=0.0)
         g = np.where(view.rel[:, :w], g, 0.0)
-        r = (np.exp2(g) - 1.0) / np.exp2(view.max_grade)
+        r = stop_probability(g, view.max_grade)
         stop = np.cumprod(1.0 - r, axis=1)
         before = np.concatenate([np.ones((len(r), 1)), stop[:, :-1]], axis=1) if w else stop
         return (r * before / _ranks(w)).sum(axis=1)

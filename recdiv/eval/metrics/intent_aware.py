@@ -28,7 +28,7 @@ from recdiv.eval.metrics.intents import (
 )
 from recdiv.eval.params import IDEAL_TIES, REDUNDANCY, WEIGHTS
 from recdiv.models.discount import LogDiscount, ReciprocalDiscount
-from recdiv.models.relevance import is_relevant
+from recdiv.models.relevance import is_relevant, stop_probability
 
 GAIN = Param("gain", str, "binary", "relevance weight ĝ: 1, or r/r_max (graded α-nDCG [RECON])",
              choices=("binary", "graded"))
@@ -132,7 +132,7 @@ class ERRIA(_AspectMeasure):
         space = aspect_space(view)
         items, grades = run_arrays(view, k)
         g = np.where(is_relevant(grades, view.threshold), np.nan_to_num(grades), 0.0)
-        r = (2.0**g - 1.0) / 2.0**view.max_grade
+        r = stop_probability(g, view.max_grade)
         u, pos, a, gstart = aspect_pairs(items, r > 0, aspect_index(view), space.n_aspects)
         rv = r[u, pos]
         surv = np.exp(exclusive_group_sum(np.log1p(-rv), gstart))  # Π_{l<k, a∈A(i_l)} (1 − R(i_l,a))

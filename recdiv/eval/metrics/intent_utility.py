@@ -27,7 +27,7 @@ from recdiv.eval.metrics.intents import (
 )
 from recdiv.eval.params import IDEAL_TIES, REDUNDANCY, WEIGHTS
 from recdiv.models.discount import ExponentialDiscount
-from recdiv.models.relevance import is_relevant
+from recdiv.models.relevance import is_relevant, stop_probability
 
 ALPHA = replace(REDUNDANCY, default=0.25)
 BETA = Param("beta", float, 0.9, "persistence β: probability of moving to the next item", low=0.0, high=1.0,
@@ -162,7 +162,7 @@ class RBU(_AspectMeasure):
         items, grades = run_arrays(view, k)
         g = self._grade(grades, view.threshold)
         u, pos, a, gstart = aspect_pairs(items, g > 0, aspect_index(view), space.n_aspects)
-        rv = (2.0 ** g[u, pos] - 1.0) / 2.0 ** gmax[u, a]
+        rv = stop_probability(g[u, pos], gmax[u, a])
         surv = np.exp(exclusive_group_sum(np.log(np.maximum(1.0 - rv, 1e-300)), gstart))
         browse = ExponentialDiscount(self.p)
         util = np.bincount(u, weights=w[u, a] * rv * surv * browse.at(pos + 1), minlength=len(items))
