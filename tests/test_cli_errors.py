@@ -89,7 +89,7 @@ def test_outputs_are_checked_before_any_work(files, capsys, monkeypatch):
     """A bad -o is reported before the data is loaded and the model fitted."""
     from recdiv.cli import recommend
 
-    monkeypatch.setattr(recommend, "_load", lambda args: pytest.fail("work started before -o was checked"))
+    monkeypatch.setattr(recommend, "_split", lambda args: pytest.fail("work started before -o was checked"))
     _error([*REC, "-o", "adir"], capsys)
 
 

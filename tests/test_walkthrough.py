@@ -49,7 +49,7 @@ def test_walkthrough_runs_as_documented(tmp_path, monkeypatch, data_root, capsys
         run = read_trec_run(u1 / name)
         assert run["user"].nunique() == 459 and run.groupby("user").size().eq(20).all(), name
     assert {line.split()[-1] for line in open(u1 / "mmr-latent.run")} == {"mmr-latent"}
-    # every rerank prints one summary line; eval states its threshold and population before the numbers
+    # every rerank prints one summary line; eval states its threshold and population with the numbers
     assert all(len(o.err.strip().splitlines()) == 1 for o in outputs["rerank"])
     ev = outputs["eval"][0]
     assert "relevant ⇔ grade ≥ 4" in ev.err and "mean over 456 users" in ev.err

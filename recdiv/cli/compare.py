@@ -175,7 +175,6 @@ def handler(args: argparse.Namespace) -> int:
         check_output_file(args.output, "-o")
     inputs = load_inputs(args.qrels, args.runs, train=args.train, aspects=args.aspects,
                          threshold=args.rel_threshold, population=args.population)
-    state("compare", inputs)
     names = run_names(args.runs)
     if len(names) < 2:
         raise ConfigError("recdiv compare needs at least two runs")
@@ -239,4 +238,5 @@ def handler(args: argparse.Namespace) -> int:
     from recdiv.cli.output import emit
 
     emit(text, args.output)
+    state("compare", inputs)  # after the output: a failed command prints only its one-line error
     return 0

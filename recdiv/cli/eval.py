@@ -71,18 +71,19 @@ def main(args: argparse.Namespace) -> int:
         for need in m.NEEDS:
             if getattr(inputs.context, need, None) is None:
                 raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need} FILE")
-    state("eval", inputs)
+    if args.by_user and args.groups:
+        raise ConfigError("-q prints per-user lines; it does not combine with --groups")
     evaluation = evaluate(inputs.runs, inputs.qrels, measures, inputs.context)
     if args.by_user:
+        text = format_by_user(evaluation)
+    else:
+        result = evaluation.to_dict(per_user=args.per_user)
         if args.groups:
-            raise ConfigError("-q prints per-user lines; it does not combine with --groups")
-        sys.stdout.write(format_by_user(evaluation))
-        return 0
-    result = evaluation.to_dict(per_user=args.per_user)
-    if args.groups:
-        result["groups"] = group_means(args.groups, inputs, evaluation)
-    writer = {"table": format_table, "json": format_json, "csv": format_csv}[args.format]
-    sys.stdout.write(writer(result, [str(m) for m in measures]))
+            result["groups"] = group_means(args.groups, inputs, evaluation)
+        writer = {"table": format_table, "json": format_json, "csv": format_csv}[args.format]
+        text = writer(result, [str(m) for m in measures])
+    state("eval", inputs)  # once the numbers exist: a failed command prints only its one-line error
+    sys.stdout.write(text)
     return 0
 
 
