@@ -45,7 +45,7 @@ DIVERSIFIERS = [("MMR", "MMR", {"lambda": 0.5}), ("IASelect", "IA-Select", {}),
                 ("xQuAD", "xQuAD", {"lambda": 0.5, "norm": "minmax"})]
 CANDIDATES = "UB"
 CUTOFFS = (5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100)
-METRICS_AT_100 = ("P", "Recall", "AP", "nDCG", "RR", "bpref", "infAP")
+METRICS_AT_100 = ("P", "Recall", "AP", "nDCG", "RR", "bpref", "infAP(variant=valcarce)")  # the paper's eq. 7–8
 PLOT_CUTOFFS = (5, 10, 20, 50, 100)
 
 

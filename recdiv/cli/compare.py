@@ -3,7 +3,8 @@
     recdiv compare QRELS RUN... -m MEASURE [MEASURE ...] [-m ...]
         [--test t|wilcoxon|sign|permutation|bootstrap|tukey|tukey-anova] [--correction none|bonferroni|holm|bh]
         [--baseline RUN] [--format table|markdown|latex|json] [--ci t|bootstrap] [--confidence 0.95]
-        [--rel-threshold 4] [--seed S] [--samples B] [--alpha 0.05] [--per-user]
+        [--rel-threshold 4] [--rating-scale MIN:MAX] [--seed S] [--samples B] [--alpha 0.05] [--per-user]
+    recdiv compare --subtopics SUBTOPIC_QRELS RUN RUN... -m alpha-nDCG@20 ...
 
 Runs and qrels are read into one vocabulary (`recdiv.eval.io.load_inputs`). Without --baseline every pair of
 runs is tested; with it, each run against the baseline. Every mean and every tested difference gets a confidence
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
+import sys
 
 from recdiv.cli.options import finite_float, positive_int, seed
 from recdiv.errors import ConfigError
@@ -38,9 +39,13 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
                      "p-values and effect sizes (Cohen's d_z).")
     from recdiv.cli.evaluation import InOrder, add_measure_option
 
-    p.add_argument("qrels", nargs="?", action=InOrder, help="TREC qrels file (user 0 item grade)")
+    p.add_argument("qrels", nargs="?", action=InOrder,
+                   help="TREC qrels file (user 0 item grade); with --subtopics the first run")
     p.add_argument("runs", nargs="*", action=InOrder, metavar="RUN",
                    help="TREC run files (user Q0 item rank score tag)")
+    p.add_argument("--subtopics", metavar="FILE", default=None,
+                   help="TREC subtopic qrels (topic subtopic doc judgment, ndeval's format) instead of QRELS: every "
+                        "positional argument is then a run (default --rel-threshold 1)")
     add_measure_option(p, "; pairwise preferences: lexirecall, lexiprecision (required)")
     p.add_argument("--test", default=None, metavar="TEST",
                    help=f"paired test: {', '.join(TESTS)} (default t; sign for preference measures); tukey: "
@@ -55,7 +60,8 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
                    help="confidence level of the intervals (default 0.95)")
     p.add_argument("--baseline", default=None, help="compare every run against this run (file or name)")
     p.add_argument("--format", choices=("table", "markdown", "latex", "json"), default="table")
-    p.add_argument("--rel-threshold", type=finite_float, default=4.0, help="relevance threshold τ (default 4)")
+    p.add_argument("--rel-threshold", type=finite_float, default=None,
+                   help="relevance threshold τ (default 4; 1 with --subtopics)")
     p.add_argument("--population", choices=("relevant", "judged"), default="relevant")
     p.add_argument("--seed", type=seed, default=0, help="seed of the randomisation/bootstrap tests (≥ 0)")
     p.add_argument("--samples", type=positive_int, default=None,
@@ -64,23 +70,14 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--alternative", choices=("two-sided", "greater", "less"), default="two-sided")
     p.add_argument("--train", default=None, help="training interactions TSV (novelty measures)")
     p.add_argument("--aspects", default=None, help="item-aspect TSV (diversity / intent-aware measures)")
+    p.add_argument("--rating-scale", metavar="MIN:MAX", default=None,
+                   help="rating scale of the qrels grades, e.g. 1:5 (r_max of ERR, ERR-IA, ab-nDCG, graded gains)")
     p.add_argument("--per-user", action="store_true", help="add per-user values (JSON only)")
     p.add_argument("--groups", metavar="SPEC", default=None,
                    help="also test inside user groups: profile-size[:q] or popularity[:q] (quantiles; need --train) "
                         "or a user<TAB>group file")
     p.add_argument("-o", "--output", default=None, help="write the report to this file (atomically)")
     p.set_defaults(func=handler)
-
-
-def _baseline_name(baseline: str | None, paths: list[str], names: list[str]) -> str | None:
-    if baseline is None:
-        return None
-    if baseline in names:
-        return baseline
-    for path, name in zip(paths, names):
-        if baseline == path or Path(baseline).resolve() == Path(path).resolve():
-            return name
-    raise ConfigError(f"--baseline {baseline!r} is not one of the runs: {', '.join(names)}")
 
 
 def _preference_report(measure, runs, names, baseline, inputs, args, correction) -> dict:
@@ -148,7 +145,7 @@ def handler(args: argparse.Namespace) -> int:
     # deferred: numpy, scipy and the metrics load only when the command runs
     from recdiv.cli.evaluation import sort_measure_args, state
     from recdiv.eval.catalog import parse_measure
-    from recdiv.eval.io import load_inputs, run_names
+    from recdiv.eval.io import baseline_name, load_inputs, max_grade_note, run_names
     from recdiv.eval.measure import PairwiseMeasure
     from recdiv.eval.results import Results
     from recdiv.eval.stats.corrections import canonical_correction
@@ -173,12 +170,17 @@ def handler(args: argparse.Namespace) -> int:
     measures = [parse_measure(m) for m in measure_names]
     if args.output:
         check_output_file(args.output, "-o")
-    inputs = load_inputs(args.qrels, args.runs, train=args.train, aspects=args.aspects,
-                         threshold=args.rel_threshold, population=args.population)
+    if args.subtopics:  # every positional argument is a run
+        args.qrels, args.runs = None, [args.qrels, *args.runs]
+    inputs = load_inputs(args.qrels, args.runs, subtopics=args.subtopics, train=args.train, aspects=args.aspects,
+                         threshold=args.rel_threshold, population=args.population, scale=args.rating_scale)
+    note = max_grade_note(measures, inputs, args.subtopics or args.qrels)
+    if note:
+        print(note, file=sys.stderr)
     names = run_names(args.runs)
     if len(names) < 2:
         raise ConfigError("recdiv compare needs at least two runs")
-    baseline = _baseline_name(args.baseline, list(args.runs), names)
+    baseline = baseline_name(args.baseline, list(args.runs), names)
     runs = inputs.runs
     pref = [m for m in measures if isinstance(m, PairwiseMeasure)]
     plain = [m for m in measures if not isinstance(m, PairwiseMeasure)]

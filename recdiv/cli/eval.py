@@ -2,7 +2,10 @@
 
     recdiv eval QRELS RUN [RUN ...] -m MEASURE [MEASURE ...] [--rel-threshold 4] [--population relevant|judged]
                 [--per-user | -q] [--format table|json|csv] [--train TRAIN.tsv] [--aspects ASPECTS.tsv]
-                [--previous PREV.run]
+                [--previous PREV.run] [--rating-scale MIN:MAX]
+    recdiv eval --subtopics SUBTOPIC_QRELS RUN [RUN ...] -m alpha-nDCG@20 ...
+    recdiv eval QRELS --predictions PREDICTIONS.tsv -m RMSE MAE
+    recdiv eval QRELS RUN [RUN ...] BASE.run -m lexirecall@20 --baseline BASE
     recdiv eval --list
 """
 
@@ -27,13 +30,25 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
                      "of the evaluated population missing from a run score 0.")
     from recdiv.cli.evaluation import InOrder, add_measure_option
 
-    p.add_argument("qrels", nargs="?", action=InOrder, help="TREC qrels file: user 0 item grade")
+    p.add_argument("qrels", nargs="?", action=InOrder,
+                   help="TREC qrels file: user 0 item grade (none with --subtopics)")
     p.add_argument("runs", nargs="*", action=InOrder, metavar="run", help="TREC run files: user Q0 item rank score tag")
+    p.add_argument("--subtopics", metavar="FILE", default=None,
+                   help="TREC subtopic qrels (topic subtopic doc judgment, ndeval's format) instead of QRELS: "
+                        "every positional argument is then a run; per-topic subtopics are the aspects of the "
+                        "intent-aware and unified measures (default --rel-threshold 1)")
     add_measure_option(p, f" (default: {' '.join(DEFAULT_MEASURES)})")
-    p.add_argument("--rel-threshold", type=finite_float, default=4.0, metavar="TAU",
-                   help="relevant <=> grade >= TAU (default 4)")
-    p.add_argument("--population", choices=["relevant", "judged"], default="relevant",
-                   help="users averaged over: with >= 1 relevant test item (default) or >= 1 judged item (trec_eval)")
+    p.add_argument("--rel-threshold", type=finite_float, default=None, metavar="TAU",
+                   help="relevant <=> grade >= TAU (default 4; 1 with --subtopics)")
+    p.add_argument("--population", choices=["relevant", "judged"], default=None,
+                   help="users averaged over: with >= 1 relevant test item (default) or >= 1 judged item (trec_eval; "
+                        "the default when only --predictions are evaluated)")
+    p.add_argument("--predictions", metavar="FILE", action="append", default=[],
+                   help="rating predictions (user item prediction), evaluated like a run whose scores are the "
+                        "predictions: RMSE, MAE, Spearman, ... (repeatable)")
+    p.add_argument("--baseline", metavar="RUN", default=None,
+                   help="the run (name or file) that pairwise measures (lexirecall, lexiprecision) compare every run "
+                        "with: per-user preferences +1/0/-1, run value their mean")
     p.add_argument("--per-user", action="store_true", help="also print per-user values")
     p.add_argument("-q", dest="by_user", action="store_true",
                    help="trec_eval -q style text: per run `runid all NAME`, then `measure user value` lines for "
@@ -42,6 +57,9 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
     p.add_argument("--train", metavar="TSV", help="training interactions (user item value [timestamp])")
     p.add_argument("--aspects", metavar="TSV", help="item aspects (item aspect [weight])")
     p.add_argument("--previous", metavar="RUN", help="previous recommendations (TREC run), for ESSD-style measures")
+    p.add_argument("--rating-scale", metavar="MIN:MAX", default=None,
+                   help="rating scale of the qrels grades, e.g. 1:5: MAX is r_max of ERR, ERR-IA, ab-nDCG and graded "
+                        "gains (default: the largest test grade); a grade outside it is an error")
     p.add_argument("--groups", metavar="SPEC", default=None,
                    help="also break the means down by user group: profile-size[:q] or popularity[:q] (quantiles; "
                         "need --train) or a user<TAB>group file")
@@ -54,26 +72,38 @@ def main(args: argparse.Namespace) -> int:
     from recdiv.cli.evaluation import sort_measure_args, state
     from recdiv.eval.catalog import parse_measures
     from recdiv.eval.evaluate import evaluate
-    from recdiv.eval.io import load_inputs
+    from recdiv.eval.io import baseline_name, load_inputs, max_grade_note, unpredicted_note
 
     if args.list:
         sys.stdout.write(list_text())
         return 0
-    names = sort_measure_args(args, ("qrels", "runs"))  # unknown names fail before any file is read
-    if not args.qrels or not args.runs:
-        raise ConfigError("recdiv eval needs a qrels file and at least one run file (or --list)")
+    measure_names = sort_measure_args(args, ("qrels", "runs"))  # unknown names fail before any file is read
     if args.by_user and args.format != "table":
         raise ConfigError(f"-q prints trec_eval-style text; it does not combine with --format {args.format}")
-    measures = parse_measures(names or DEFAULT_MEASURES)
-    inputs = load_inputs(args.qrels, args.runs, train=args.train, aspects=args.aspects, previous=args.previous,
-                         threshold=args.rel_threshold, population=args.population)
+    if args.by_user and args.groups:
+        raise ConfigError("-q prints per-user lines; it does not combine with --groups")
+    qrels, runs = (None, [args.qrels, *args.runs] if args.qrels else []) if args.subtopics else (args.qrels, args.runs)
+    if not runs and not args.predictions:
+        raise ConfigError("recdiv eval needs a qrels file (or --subtopics FILE) and at least one run file or "
+                          "--predictions FILE (or --list)")
+    if qrels is None and not args.subtopics:
+        raise ConfigError("recdiv eval needs a qrels file (or --subtopics FILE)")
+    measures = parse_measures(measure_names or DEFAULT_MEASURES)
+    population = args.population or ("judged" if args.predictions and not runs else "relevant")
+    inputs = load_inputs(qrels, runs, subtopics=args.subtopics, predictions=args.predictions, train=args.train,
+                         aspects=args.aspects, previous=args.previous, threshold=args.rel_threshold,
+                         population=population, scale=args.rating_scale)
+    names = list(inputs.runs)
+    baseline = baseline_name(args.baseline, [*runs, *args.predictions], names)
+    for note in (max_grade_note(measures, inputs, args.subtopics or args.qrels),
+                 unpredicted_note(measures, inputs, names[len(runs):])):
+        if note:
+            print(note, file=sys.stderr)
     for m in measures:
         for need in m.NEEDS:
             if getattr(inputs.context, need, None) is None:
                 raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need} FILE")
-    if args.by_user and args.groups:
-        raise ConfigError("-q prints per-user lines; it does not combine with --groups")
-    evaluation = evaluate(inputs.runs, inputs.qrels, measures, inputs.context)
+    evaluation = evaluate(inputs.runs, inputs.qrels, measures, inputs.context, baseline=baseline)
     if args.by_user:
         text = format_by_user(evaluation)
     else:

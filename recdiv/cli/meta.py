@@ -1,7 +1,7 @@
 """`recdiv meta`: meta-evaluation of measures over a set of runs — how discriminative and how robust they are.
 
     recdiv meta QRELS RUN... -m MEASURE [-m ...] [--analysis dp|asl|sparsity|popularity|perturbation ...]
-        [--train TSV] [--aspects TSV] [--rel-threshold 4] [--samples B] [--asl-samples B]
+        [--train TSV] [--aspects TSV] [--rel-threshold 4] [--population relevant|judged] [--samples B] [--asl-samples B]
         [--robustness-samples N] [--sparsity-levels 1,0.5,0.1] [--popularity-levels 0,5,10,20]
         [--perturbation-k 10] [--seed S] [--format text|json] [--plots DIR] [--html FILE] [-o FILE]
 
@@ -44,6 +44,8 @@ def configure_meta(p: argparse.ArgumentParser) -> None:
     p.add_argument("--train", default=None, help="training interactions TSV (popularity; novelty measures)")
     p.add_argument("--aspects", default=None, help="item-aspect TSV (perturbation; diversity measures)")
     p.add_argument("--rel-threshold", type=finite_float, default=4.0, help="relevance threshold τ (default 4)")
+    p.add_argument("--population", choices=("relevant", "judged"), default="relevant",
+                   help="users averaged over: with >= 1 relevant test item (default) or >= 1 judged item")
     p.add_argument("--samples", type=positive_int, default=100_000, help="randomisation samples of dp (default 100000)")
     p.add_argument("--asl-samples", type=positive_int, default=1000, help="bootstrap samples of asl (default 1000)")
     p.add_argument("--alpha", type=finite_float, default=0.05, help="significance level of the ASL share (0.05)")
@@ -92,7 +94,7 @@ def handler(args: argparse.Namespace) -> int:
     if "perturbation" in analyses and args.aspects is None:
         raise ConfigError("--analysis perturbation needs --aspects FILE (the aspects of the ideal orderings)")
     inputs = load_inputs(args.qrels, args.runs, train=args.train, aspects=args.aspects,
-                         threshold=args.rel_threshold)
+                         threshold=args.rel_threshold, population=args.population)
     for m in parse_measures(measures):
         for need in m.NEEDS:
             if getattr(inputs.context, need, None) is None:

@@ -41,6 +41,9 @@ def configure_recommend(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tag", default=None, help="run tag in the TREC file (default: the algorithm name)")
     p.add_argument("--factors-out", metavar="TSV", help="also write the model's item factors (item<TAB>f1<TAB>...) "
                                                         "for `recdiv rerank --factors`")
+    p.add_argument("--predict", action="store_true",
+                   help="write rating predictions of the split's test pairs (user item prediction) instead of a run; "
+                        "evaluate them with `recdiv eval QRELS --predictions FILE -m RMSE MAE`")
     p.add_argument("-o", "--output", required=True, help="TREC run file to write")
     p.set_defaults(func=run_recommend)
 
@@ -66,7 +69,7 @@ def algorithms_help() -> str:
 
 def _split(args):
     """(training Interactions, the test users' dense indices, item attributes: the dataset's by name, or the
-    --aspects file's)."""
+    --aspects file's; the test pairs as a users × items sparse matrix, None without test judgments)."""
     import numpy as np
 
     if args.train:
@@ -85,14 +88,14 @@ def _split(args):
     dataset = load_dataset(args.dataset, data_dir=args.data_dir)
     split = dataset.splits[args.split] if args.split in dataset.splits else \
         make_split(dataset, args.split, seed=args.seed or 0)
-    return split.train, np.flatnonzero(split.test.user_counts() > 0), dataset.attributes
+    return split.train, np.flatnonzero(split.test.user_counts() > 0), dataset.attributes, split.test.matrix
 
 
 def _from_files(args):
     import numpy as np
 
     from recdiv.data.interactions import Attribute
-    from recdiv.data.tables import aspect_matrix, dense, interactions_of, shared_vocab
+    from recdiv.data.tables import aspect_matrix, dense, interactions_of, qrels_of, shared_vocab
     from recdiv.data.textio import parse_interactions_tsv, parse_item_aspects_tsv, parse_trec_qrels
 
     tt = parse_interactions_tsv(args.train)
@@ -106,7 +109,8 @@ def _from_files(args):
     if at is not None:
         names, membership = aspect_matrix(at, items)
         attributes = Attribute(membership, names)
-    return train, test_users.astype(np.int64), attributes
+    test_pairs = qrels_of(qt, users, items).matrix if qt is not None else None
+    return train, test_users.astype(np.int64), attributes, test_pairs
 
 
 def run_recommend(args: argparse.Namespace) -> int:
@@ -125,7 +129,7 @@ def run_recommend(args: argparse.Namespace) -> int:
     check_output_file(args.output, "-o")
     if args.factors_out:
         check_output_file(args.factors_out, "--factors-out")
-    train, users, attributes = _split(args)
+    train, users, attributes, test_pairs = _split(args)
     id_strings(train.users.ids, args.output, "user id")  # fail before fitting: a TREC run cannot hold these ids
     id_strings(train.items.ids, args.output, "item id")
     side = {}
@@ -143,6 +147,12 @@ def run_recommend(args: argparse.Namespace) -> int:
     from recdiv.progress import Progress
 
     t0 = time.perf_counter()
+    if args.predict:
+        if test_pairs is None:
+            raise ConfigError("--predict writes predictions of the test pairs: pass --qrels TEST.qrels with --train")
+        with Progress(f"fit {name}"):
+            model.fit(train, **side)
+        return _write_predictions(args, model, test_pairs, train, t0)
     with Progress(f"fit {name}") as bar:  # fitting: elapsed time only; scoring: an ETA per user
         model.fit(train, **side)
         bar.stage(f"recommend {name}", len(users))
@@ -155,4 +165,22 @@ def run_recommend(args: argparse.Namespace) -> int:
     print(f"{name}: {len(users)} test users, {int(rankings.lengths.sum())} recommendations "
           f"in {time.perf_counter() - t0:.1f}s -> {args.output}"
           + (f", item factors -> {args.factors_out}" if args.factors_out else ""), file=sys.stderr)
+    return 0
+
+
+def _write_predictions(args, model, test_pairs, train, t0: float) -> int:
+    """Predictions s(u, i) of every test pair the model can score, as `user item prediction`."""
+    import numpy as np
+    import pandas as pd
+
+    from recdiv.data.textio import write_interactions_tsv
+
+    test = test_pairs.tocoo()
+    pred = model.score(test.row, test.col)
+    ok = ~np.isnan(pred)
+    frame = pd.DataFrame({"user": train.users.id_of(test.row[ok]), "item": train.items.id_of(test.col[ok]),
+                          "value": pred[ok]})
+    write_interactions_tsv(frame, args.output)
+    print(f"{args.algo}: {int(ok.sum())} of {len(pred)} test ratings predicted "
+          f"in {time.perf_counter() - t0:.1f}s -> {args.output}", file=sys.stderr)
     return 0

@@ -18,9 +18,21 @@ if TYPE_CHECKING:
 
 def is_relevant(grades, threshold: float) -> np.ndarray:
     """The binary relevance rule of METRICS.md §0, written once: relevant ⇔ grade ≥ τ; unjudged items (NaN
-    grades) are not relevant. (The compiled kernels apply the same comparison to judged grades.)"""
+    grades) are not relevant, nor are negative labels (TREC: pooled but unjudged), so a τ below 0 acts as 0.
+    (The compiled kernels apply the same comparison to judged grades, with `relevance_threshold(τ)`.)"""
     with np.errstate(invalid="ignore"):
-        return np.asarray(grades) >= threshold
+        return np.asarray(grades) >= relevance_threshold(threshold)
+
+
+def relevance_threshold(threshold):
+    """The τ the relevance rule compares with: τ, or 0 if τ < 0 (a negative label is never relevant)."""
+    return np.maximum(threshold, 0.0) if np.ndim(threshold) else max(float(threshold), 0.0)
+
+
+def is_judged(grades) -> np.ndarray:
+    """Judged ⇔ grade ≥ 0: NaN (not in the qrels) and negative labels (pooled but unjudged, trec_eval 10.0) are not."""
+    with np.errstate(invalid="ignore"):
+        return np.asarray(grades) >= 0.0
 
 
 class Qrels:
@@ -29,6 +41,10 @@ class Qrels:
     Unjudged items are absent. `relevant(threshold)` gives the binary relevance of METRICS.md §0
     (relevant ⇔ grade ≥ τ, default τ = 4 on 1–5 scales). `matrix` is a SciPy CSR matrix (users × items); qrels
     read from files hold plain CSR arrays (`csr`) and build the SciPy matrix on first use.
+
+    A grade below 0 is a TREC label meaning "pooled but unjudged" (trec_eval 10.0, `form_res_rels.c`: sampled
+    infAP pools, ClueWeb's −2 spam label): such an item is in the qrels but neither judged nor relevant, whatever
+    the threshold. `n_judged` counts grades ≥ 0, `n_labels` every line.
     """
 
     def __init__(self, users: Vocab, items: Vocab, matrix: sp.csr_matrix | CSRArrays,
@@ -79,24 +95,32 @@ class Qrels:
         )
 
     def relevant(self, threshold: float = 4) -> sp.csr_matrix:
-        """Boolean CSR of relevant (grade ≥ threshold) judgments."""
+        """Boolean CSR of relevant (grade ≥ threshold, and ≥ 0) judgments."""
         m = self.matrix.copy()
         m.data = is_relevant(m.data, threshold).astype(np.float64)
         m.eliminate_zeros()
         return m
 
     def n_relevant(self, threshold: float = 4) -> np.ndarray:
-        """|Rel_u| for every user of the vocabulary."""
+        """|Rel_u| (grade ≥ threshold; a negative label is never relevant) for every user of the vocabulary."""
         m = self.csr
         rows = np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))
         return np.bincount(rows[is_relevant(m.data, threshold)], minlength=m.shape[0]).astype(np.int64)
 
     def n_judged(self) -> np.ndarray:
+        """|J_u|: judged test items (grade ≥ 0; negative labels are pooled but unjudged) of every user."""
+        m = self.csr
+        rows = np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))
+        return np.bincount(rows[is_judged(m.data)], minlength=m.shape[0]).astype(np.int64)
+
+    def n_labels(self) -> np.ndarray:
+        """Qrels lines of every user, negative labels included."""
         return np.diff(self.csr.indptr)
 
     def population(self, threshold: float = 4, which: str = "relevant") -> np.ndarray:
-        """Dense indices of the evaluated users (METRICS.md §0.2): `relevant` (|Rel_u| ≥ 1) or `judged`."""
-        counts = self.n_relevant(threshold) if which == "relevant" else self.n_judged()
+        """Dense indices of the evaluated users (METRICS.md §0.2): `relevant` (|Rel_u| ≥ 1) or `judged` (≥ 1 line
+        in the qrels, negative labels included: trec_eval evaluates every topic of its qrels)."""
+        counts = self.n_relevant(threshold) if which == "relevant" else self.n_labels()
         return np.flatnonzero(counts > 0)
 
     def lookup(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:

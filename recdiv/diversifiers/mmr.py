@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Literal
 
 import numpy as np
@@ -26,9 +25,14 @@ class MMR(GreedyReranker):
     """Maximal marginal relevance.
 
     variant=thesis (default): f(i|S) = λ·ŝ(i) − (1 − λ)·max_{j∈S} sim(i, j), max over ∅ = 0, ŝ = minmax (`norm`).
-    variant=ranksys (RankSys `MMR`): f(i|S) = (1 − λ)·z(s(i)) + λ·z(avg_{j∈S} (1 − sim(i, j))), z-scores over the
-    remaining candidates at every step, raw scores s; λ weights diversity; λ = 0 returns the baseline order.
-    Items without features: undefined similarities are skipped by the max (thesis) or make the objective NaN.
+    variant=ranksys (RankSys 0.4.3 `MMR`): f(i|S) = (1 − λ)·z(s(i)) + λ·z(avg_{j∈S} (1 − sim(i, j))), z-scores over
+    the remaining candidates at every step, raw scores s; λ weights diversity; λ = 0 returns the baseline order.
+    The average is RankSys's running mean (avg ← avg + (d − avg)/|S|).
+    Items without features: undefined similarities are skipped by the max (thesis). In the RankSys variant a
+    distance involving a featureless item is NaN, so that item's average is NaN: z(avg) is taken over the
+    defined averages only (RankSys `Stats` ignores NaN) and the item's own objective is NaN, so it is skipped
+    while any candidate has a defined objective (once every remaining objective is NaN the earliest remaining
+    candidate is taken). Only a featureless first pick makes every average NaN (then the baseline order follows).
     Carbonell & Goldstein, SIGIR 1998; Vargas 2012 thesis §3.4 and §4.8.2. METRICS.md §E.1.
     """
 
@@ -65,8 +69,7 @@ class MMR(GreedyReranker):
             st["nonneg"] = isinstance(block.context.item_similarity(), (SetCosine, Jaccard))
             st["pen"] = np.zeros(block.items.shape) if st["nonneg"] else np.full(block.items.shape, -np.inf)
         else:
-            st["sumdist"] = np.zeros(block.items.shape)
-            _warn_featureless(defined, block)
+            st["avgdist"] = np.zeros(block.items.shape)
         return st
 
     def objective(self, st, block, remaining, t):
@@ -76,7 +79,7 @@ class MMR(GreedyReranker):
                 return st["first"]
             pen = st["pen"]
             return st["base"] - (pen if st["nonneg"] else np.where(pen == -np.inf, 0.0, pen))
-        nov = st["sumdist"] / t if t > 0 else st["sumdist"]
+        nov = st["avgdist"]  # NaN for featureless candidates: no z-score, and left out of the others' statistics
         return (1.0 - lam) * zscore(block.scores, remaining) + lam * zscore(nov, remaining)
 
     def update(self, st, block, picked, t):
@@ -85,17 +88,8 @@ class MMR(GreedyReranker):
             s *= 1.0 - self.config.lambda_
             np.fmax(st["pen"], s, out=st["pen"])
         else:
-            st["sumdist"] += 1.0 - s
-
-
-def _warn_featureless(defined: np.ndarray, block: CandidateBlock) -> None:
-    """RankSys semantics: a featureless candidate makes every z-scored objective NaN while it remains (§E.1)."""
-    affected = int(((~defined) & block.valid).any(axis=1).sum())
-    if affected:
-        warnings.warn(f"MMR(variant=ranksys): {affected} of {block.n} users have candidates without features; as in "
-                      "RankSys their undefined distances make every objective NaN, so these users keep the baseline "
-                      "order until those candidates are taken (METRICS.md §E.1). Use variant=thesis, which skips "
-                      "undefined similarities, or drop featureless candidates.", RuntimeWarning, stacklevel=2)
+            avg = st["avgdist"]  # RankSys UserMMR.update: the running mean over S, in its arithmetic
+            avg += ((1.0 - s) - avg) / (t + 1.0)
 
 
 def _baseline(block: CandidateBlock, k: int) -> np.ndarray:

@@ -7,8 +7,8 @@
 | sum | s(i)/Σ_C s (needs s ≥ 0) |
 | rank | 1 − (pos_C(i) − 1)/N (top = 1, last = 1/N) |
 | zscore | (x − mean)/sd, sample sd (ddof = 1), over a mask (the *remaining* candidates at each step, RankSys
-  `LambdaReranker`); sd = 0 or fewer than 2 values ⇒ NaN; a NaN among the masked values makes the row NaN (as
-  RankSys's `Stats`) |
+  `LambdaReranker`); NaN values are left out of mean and sd and stay NaN (RankSys's `Stats` ignores NaN);
+  sd = 0 or fewer than 2 values ⇒ NaN |
 | none | s(i) |
 
 All functions take (n, N) arrays and a (n, N) boolean mask of the positions that count; other positions are NaN.
@@ -61,7 +61,10 @@ def rank_norm(s: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 def zscore(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """(x − mean)/sd over the masked entries of every row (sample sd); NaN when sd = 0 or < 2 values."""
+    """(x − mean)/sd over the masked non-NaN entries of every row (sample sd); NaN when sd = 0 or < 2 values."""
+    nan = np.isnan(x)
+    if nan.any():
+        mask = mask & ~nan
     cnt = mask.sum(axis=1, keepdims=True)
     xm = np.where(mask, x, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):

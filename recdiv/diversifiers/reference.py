@@ -28,12 +28,14 @@ class UserEnv:
 
 
 class _Stats:
-    """RankSys `Stats`: running mean and sample variance (Welford); NaN inputs propagate."""
+    """RankSys `Stats`: running mean and sample variance (Welford); NaN inputs are ignored."""
 
     def __init__(self):
         self.n, self.mean, self.m2 = 0, 0.0, 0.0
 
     def accept(self, x: float) -> None:
+        if math.isnan(x):
+            return
         self.n += 1
         d = x - self.mean
         self.mean += d / self.n
@@ -125,7 +127,12 @@ def reference_rerank(name: str, params: dict, cands: list[int], scores: list[flo
             return list(range(min(k, n)))
 
         def value(rem, S):
-            nov = {i: (sum(1 - env.sim(cands[i], cands[j]) for j in S) / len(S) if S else 0.0) for i in rem}
+            nov = {}
+            for i in rem:  # RankSys UserMMR: running mean of the distances to S; NaN once one is undefined
+                avg = 0.0
+                for n, j in enumerate(S, 1):
+                    avg += ((1 - env.sim(cands[i], cands[j])) - avg) / n
+                nov[i] = avg
             return _lambda_values(rem, scores, nov, lam)
 
         return _greedy(n, k, value)

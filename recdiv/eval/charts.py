@@ -126,8 +126,8 @@ def to_plotly(chart: Chart) -> dict:
         xaxis["autorange"] = "reversed"
     if chart.x_range:
         xaxis["range"] = list(chart.x_range)
-    if chart.log_y:
-        yaxis["type"] = "log"
+    if chart.log_y:  # 10⁻⁶, not plotly's SI "1µ"; no digit labels between the decades
+        yaxis.update(type="log", exponentformat="power", minorloglabels="none")
     if chart.y_range:  # plotly takes the range of a log axis in log10 units
         yaxis["range"] = [math.log10(v) for v in chart.y_range] if chart.log_y else list(chart.y_range)
     if chart.horizontal:

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from recdiv.data.qrels import Qrels, is_relevant
+from recdiv.data.qrels import Qrels, is_judged, is_relevant, relevance_threshold
 from recdiv.data.rankings import PAD, Rankings
 from recdiv.models.context import Context
 
@@ -58,7 +58,8 @@ class RunView:
         self.rankings = rankings
         self.qrels = qrels
         self.context = context
-        self.threshold = context.threshold
+        # negative labels are pooled but unjudged (trec_eval): never relevant, so τ < 0 acts as τ = 0
+        self.threshold = relevance_threshold(context.threshold)
         self.population_threshold = context.threshold  # the threshold that chose `users` (see at_threshold)
         self.users = qrels.population(context.threshold, context.population)
 
@@ -71,7 +72,7 @@ class RunView:
         if threshold not in cache:
             view = RunView.__new__(RunView)
             view.rankings, view.qrels, view.context = self.rankings, self.qrels, self.context
-            view.threshold, view.users = float(threshold), self.users
+            view.threshold, view.users = relevance_threshold(float(threshold)), self.users
             view.population_threshold = self.population_threshold
             view.__dict__["aligned"] = self.aligned
             cache[threshold] = view
@@ -88,12 +89,18 @@ class RunView:
 
     @cached_property
     def grades(self) -> np.ndarray:
-        """(n, k) test grade of each ranked item; NaN if unjudged or padding."""
+        """(n, k) test grade of each ranked item; NaN if not in the qrels or padding (negative: pooled, unjudged)."""
         return self.qrels.lookup(self.users, self.items)
 
     @cached_property
     def judged(self) -> np.ndarray:
-        return ~np.isnan(self.grades)
+        """(n, k) bool: ranked item is judged (grade ≥ 0; NaN and negative labels compare False)."""
+        return is_judged(self.grades)
+
+    @cached_property
+    def pooled_unjudged(self) -> np.ndarray:
+        """(n, k) bool: ranked item has a negative label — in the pool but unjudged (trec_eval's infAP)."""
+        return self.grades < 0.0
 
     @cached_property
     def rel(self) -> np.ndarray:
@@ -116,11 +123,7 @@ class RunView:
     @cached_property
     def max_grade(self) -> float:
         """Maximum grade of the scale (context.scale) or, if unknown, the maximum test grade."""
-        if self.context.scale is not None:
-            return float(self.context.scale[1])
-        if self.qrels.scale is not None:
-            return float(self.qrels.scale[1])
-        return float(self.qrels.matrix.data.max()) if self.qrels.matrix.nnz else 1.0
+        return max_grade(self.context, self.qrels)[0]
 
     def judged_grades_sorted(self, k: int | None = None) -> np.ndarray:
         """(n, k) grades of each user's judged test items sorted descending, 0-padded (ideal lists)."""
@@ -143,3 +146,14 @@ class RunView:
             return array[:, :k]
         pad = np.full((array.shape[0], k - array.shape[1]), fill, dtype=array.dtype)
         return np.concatenate([array, pad], axis=1)
+
+
+def max_grade(context: Context, qrels: Qrels) -> tuple[float, str]:
+    """(r_max, where it comes from): the declared scale, the qrels' scale (a dataset's), or the largest test grade."""
+    if context.scale is not None:
+        return float(context.scale[1]), "the declared rating scale"
+    if qrels.scale is not None:
+        return float(qrels.scale[1]), "the dataset's rating scale"
+    if qrels.matrix.nnz:
+        return float(qrels.matrix.data.max()), "the largest grade in the qrels"
+    return 1.0, "no grade in the qrels (default 1)"

@@ -95,19 +95,26 @@ def evaluate(
     qrels: Qrels,
     measures: Iterable[str | Measure] | str | Measure,
     context: EvalContext | None = None,
+    *,
+    baseline: str | None = None,
 ) -> Evaluation:
     """Evaluate every run on every measure: per-user values and system values (`Evaluation`).
 
     runs: {name: Rankings} (a single `Rankings` is named "run"); measures: measure objects or strings
-    (``"nDCG@10"``). Pairwise measures compare two runs: use `preference_per_user` or `recdiv compare`.
+    (``"nDCG@10"``). Pairwise measures (lexirecall, lexiprecision) compare every run with the run named
+    `baseline`: per user the preference π_u ∈ {−1, 0, +1} of the run over the baseline, as system value their
+    mean, (wins − losses) / users (0 for the baseline itself); without a baseline they are an error (see also
+    `preference_summary` and `recdiv compare`).
     """
     context = context or EvalContext()
     if isinstance(runs, Rankings):
         runs = {"run": runs}
     ms = parse_measures([measures] if isinstance(measures, str | Measure) else measures)
     for m in ms:
-        if isinstance(m, PairwiseMeasure):
-            raise ConfigError(f"{m} compares two runs: use preference_per_user or `recdiv compare`")
+        if isinstance(m, PairwiseMeasure) and baseline not in runs:
+            names = ", ".join(list(runs)[:6]) + (", …" if len(runs) > 6 else "")
+            raise ConfigError(f"{m} compares two runs: name the run to compare the others with, --baseline RUN "
+                              f"(one of: {names}), or use `recdiv compare`")
         m._check_context(context)
     users = qrels.users.id_of(qrels.population(context.threshold, context.population))
     per_user: dict[str, dict[str, np.ndarray]] = {}
@@ -118,6 +125,9 @@ def evaluate(
             if m.KIND == "per-user":
                 v = per_user[name][str(m)] = m.per_user(run, qrels, context)
                 values[name][str(m)] = float(m.aggregate(v, m.run_view(run, qrels, context)))
+            elif m.KIND == "pairwise":
+                v = per_user[name][str(m)] = m.compare(run, runs[baseline], qrels, context)
+                values[name][str(m)] = float(np.mean(v)) if len(v) else 0.0
             else:
                 values[name][str(m)] = float(m.value(run, qrels, context))
     return Evaluation(tuple(ms), tuple(runs), np.asarray(users), per_user, values, float(context.threshold),

@@ -7,6 +7,7 @@ All ids read from files are strings. Users and items of every file (qrels, runs,
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,14 +15,21 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from recdiv.data._read import Table, parse_table
 from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
 from recdiv.data.tables import aspect_matrix, interactions_of, qrels_of, rankings_of, shared_vocab
-from recdiv.data.textio import parse_interactions_tsv, parse_item_aspects_tsv, parse_trec_qrels, parse_trec_run
+from recdiv.data.textio import (
+    check_duplicates,
+    parse_interactions_tsv,
+    parse_item_aspects_tsv,
+    parse_trec_qrels,
+    parse_trec_run,
+)
 from recdiv.data.vocab import Vocab
 from recdiv.errors import ConfigError, DataError
 from recdiv.eval.catalog import parse_measures
-from recdiv.eval.context import EvalContext
+from recdiv.eval.context import EvalContext, RunView
 from recdiv.eval.evaluate import Evaluation, evaluate
 from recdiv.eval.measure import Measure
 
@@ -44,30 +52,137 @@ def run_names(paths: Sequence[str | Path]) -> list[str]:
     return [s if stems.count(s) == 1 else str(p) for s, p in zip(stems, paths)]
 
 
+def parse_rating_scale(scale: str | Sequence[float] | None, what: str = "--rating-scale") -> tuple[float, float] | None:
+    """(min, max) from ``"MIN:MAX"`` or a pair; 0 ≤ MIN < MAX (negative qrels labels mean pooled but unjudged)."""
+    if scale is None:
+        return None
+    try:
+        lo, hi = (float(x) for x in (scale.split(":") if isinstance(scale, str) else scale))
+    except (ValueError, TypeError):
+        raise ConfigError(f"{what}: expected MIN:MAX (e.g. 1:5), got {scale!r}") from None
+    if not (math.isfinite(lo) and math.isfinite(hi) and 0 <= lo < hi):
+        raise ConfigError(f"{what}: expected finite 0 <= MIN < MAX, got {scale!r} (grades below 0 are "
+                          "trec_eval's pooled-but-unjudged labels, not ratings: shift the ratings)")
+    return lo, hi
+
+
+PREDICTIONS_LAYOUT = [("user", "id"), ("item", "id"), ("prediction", "float")]
+
+
+def parse_predictions(path: str | Path) -> Table:
+    """Rating predictions (user item prediction) -> Table (user, item, score: the prediction); a repeated
+    (user, item) is an error naming file and line."""
+    table = parse_table(path, PREDICTIONS_LAYOUT, sep=None, comments=True,
+                        what="predictions file (user item prediction)")
+    check_duplicates(table, ["user", "item"], "prediction")
+    table.columns["score"] = table.columns.pop("prediction")
+    return table
+
+
+def unpredicted_note(measures: Iterable[Measure], inputs: EvalInputs, names: Iterable[str]) -> str | None:
+    """How many test ratings of the evaluated users the prediction runs `names` leave without a prediction, for
+    RMSE / MAE (which skip them), or None."""
+    from recdiv.eval.metrics.rating import prediction_errors
+
+    users = [str(m) for m in measures if m.FAMILY == "rating"]
+    if not users:
+        return None
+    parts = []
+    for name in names:
+        view = RunView.of(inputs.context, inputs.runs[name], inputs.qrels)
+        rated = int(inputs.qrels.n_judged()[view.users].sum())
+        have = int(prediction_errors(view)[1].sum())
+        if have < rated:
+            parts.append(f"{name}: {rated - have} of {rated}")
+    if not parts:
+        return None
+    verb = "skips" if len(users) == 1 else "skip"
+    return (f"recdiv: note: {', '.join(users)} {verb} the test ratings without a prediction ({'; '.join(parts)} "
+            "evaluated test ratings have none)")
+
+
+def check_scale(table: Table, column: str, scale: tuple[float, float] | None) -> None:
+    """DataError (file:line) for the first judged grade (≥ 0) outside the declared scale; negative labels pass."""
+    if scale is None:
+        return
+    import numpy as np
+
+    from recdiv.data.qrels import is_judged
+
+    g = np.asarray(table[column], dtype=np.float64)
+    bad = is_judged(g) & ((g < scale[0]) | (g > scale[1]))
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        raise table.error(f"grade {g[j]:g} is outside the rating scale {scale[0]:g}:{scale[1]:g} (--rating-scale)", j)
+
+
+def max_grade_note(measures: Iterable[Measure], inputs: EvalInputs, qrels_path: str | Path) -> str | None:
+    """One line saying where r_max comes from, for measures that use it when no scale was declared; else None."""
+    from recdiv.eval.context import max_grade
+
+    users = [str(m) for m in measures if m.uses_max_grade()]
+    if not users or inputs.context.scale is not None:
+        return None
+    value, source = max_grade(inputs.context, inputs.qrels)
+    verb = "uses" if len(users) == 1 else "use"
+    return (f"recdiv: note: {', '.join(users)} {verb} the maximum grade r_max = {value:g}, {source} ({qrels_path}); "
+            "declare the rating scale with --rating-scale MIN:MAX (gdeval fixes 4)")
+
+
 def load_inputs(
-    qrels_path: str | Path,
+    qrels_path: str | Path | None,
     run_paths: Sequence[str | Path],
     *,
+    subtopics: str | Path | None = None,
+    predictions: Sequence[str | Path] = (),
     train: str | Path | None = None,
     aspects: str | Path | None = None,
     previous: str | Path | None = None,
-    threshold: float = 4.0,
+    threshold: float | None = None,
     population: str = "relevant",
+    scale: str | Sequence[float] | None = None,
 ) -> EvalInputs:
     """Read a TREC qrels file, TREC run files and the optional context files into one vocabulary.
 
     Runs are ordered by score descending, ties by item id in descending string order (METRICS.md §0.5,
     trec_eval's rule); the rank column is ignored. `train` is an interactions TSV (user item value [ts]),
     `aspects` an item-aspect TSV (item aspect [weight]), `previous` a TREC run (the previous recommendations
-    for ESSD-style measures). Malformed lines raise DataError naming file and line.
+    for ESSD-style measures). `threshold` τ: relevant ⇔ grade ≥ τ (default 4, and 1 with `subtopics`: TREC
+    judgments). `scale` (``"MIN:MAX"`` or a pair) declares the rating scale: its maximum is the
+    r_max of ERR, ERR-IA, αβ-nDCG and graded gains (default: the largest test grade), and a judged grade
+    outside it is an error. Malformed lines raise DataError naming file and line.
+
+    `predictions`: rating-prediction files (user item prediction), evaluated as runs whose scores are the
+    predictions (RMSE, MAE, and the rank-effectiveness measures); names are file stems like the runs'.
+
+    `subtopics` (instead of `qrels_path`, which is then None): TREC subtopic qrels (topic subtopic doc judgment,
+    ndeval's format); the topic-level qrels and the aspects become per-topic virtual items
+    (`recdiv.eval.subtopics`), for the intent-aware and unified measures; `train`, `aspects` and `previous`
+    cannot be combined with it.
 
     Files are held as compact arrays from the parser on: ids dictionary-encoded (a few bytes per line, each
     distinct id looked up once), numbers as float64 — never a Python object per line.
     """
     if population not in ("relevant", "judged"):
         raise ConfigError(f"population must be relevant or judged, got {population!r}")
+    scale = parse_rating_scale(scale)
+    if threshold is None:
+        threshold = 1.0 if subtopics is not None else 4.0
+    if subtopics is not None:
+        if qrels_path is not None:
+            raise ConfigError("give either a qrels file or --subtopics FILE, not both")
+        for name, value in (("--train", train), ("--aspects", aspects), ("--previous", previous),
+                            ("--predictions", predictions or None)):
+            if value is not None:
+                raise ConfigError(f"{name} cannot be combined with --subtopics (its items are per-topic subtopic "
+                                  "judgments, which replace the aspects)")
+        return _load_subtopic_inputs(subtopics, run_paths, threshold, population, scale)
+    if qrels_path is None:
+        raise ConfigError("a qrels file (or --subtopics FILE) is needed")
     qt = parse_trec_qrels(qrels_path)
-    rts = [parse_trec_run(p) for p in run_paths]
+    check_scale(qt, "grade", scale)
+    rts = [parse_trec_run(p) for p in run_paths] + [parse_predictions(p) for p in predictions]
+    run_paths = [*run_paths, *predictions]
     tt = parse_interactions_tsv(train) if train is not None else None
     at = parse_item_aspects_tsv(aspects) if aspects is not None else None
     pt = parse_trec_run(previous) if previous is not None else None
@@ -80,7 +195,7 @@ def load_inputs(
     runs = {}
     for name in run_names(run_paths):  # each run's table is freed once its rankings are built
         runs[name] = rankings_of(rts.pop(0), users, items)
-    context = EvalContext(threshold=threshold, population=population)  # type: ignore[arg-type]
+    context = EvalContext(threshold=threshold, population=population, scale=scale)  # type: ignore[arg-type]
     if tt is not None:
         context.train = interactions_of(tt, users, items)
     if at is not None:
@@ -129,24 +244,57 @@ def coverage(inputs: EvalInputs) -> list[RunCoverage]:
     return out
 
 
+def _load_subtopic_inputs(path, run_paths, threshold, population, scale) -> EvalInputs:
+    from recdiv.eval.subtopics import read_subtopic_qrels, run_frame, subtopic_qrels, subtopic_space, virtual_ids
+
+    sf = read_subtopic_qrels(path)
+    check_scale(sf, "judgment", scale)
+    sf = sf.frame()
+    rfs = [run_frame(parse_trec_run(p).frame()) for p in run_paths]
+    users = Vocab.from_values(sf["topic"], *(f["user"] for f in rfs))
+    items = Vocab.from_values(virtual_ids(sf["topic"], sf["doc"]), *(f["item"] for f in rfs))
+    runs = {name: Rankings.from_frame(f, users, items, order="score") for name, f in zip(run_names(run_paths), rfs)}
+    context = EvalContext(threshold=threshold, population=population, scale=scale)  # type: ignore[arg-type]
+    context.aspects = subtopic_space(sf, items, threshold)
+    return EvalInputs(subtopic_qrels(sf, users, items), runs, context)
+
+
+def baseline_name(baseline: str | None, paths: Sequence[str | Path], names: Sequence[str]) -> str | None:
+    """The run name `baseline` refers to (a run name, or one of the run paths), or None."""
+    if baseline is None:
+        return None
+    if baseline in names:
+        return baseline
+    for path, name in zip(paths, names):
+        if baseline == str(path) or Path(baseline).resolve() == Path(path).resolve():
+            return name
+    raise ConfigError(f"--baseline {baseline!r} is not one of the runs: {', '.join(names)}")
+
+
 def evaluate_files(
-    qrels_path: str | Path,
+    qrels_path: str | Path | None,
     run_paths: Sequence[str | Path],
     measures: Iterable[str | Measure] | str,
     *,
+    subtopics: str | Path | None = None,
+    predictions: Sequence[str | Path] = (),
     train: str | Path | None = None,
     aspects: str | Path | None = None,
     previous: str | Path | None = None,
-    threshold: float = 4.0,
+    threshold: float | None = None,
     population: str = "relevant",
+    scale: str | Sequence[float] | None = None,
+    baseline: str | None = None,
 ) -> Evaluation:
-    """Evaluate TREC run files against a TREC qrels file (and the optional context files, as `load_inputs`):
-    the file counterpart of `recdiv.eval.evaluate.evaluate`, returning the same `Evaluation`. Runs are named
-    by their file stems (`run_names`). Measures are parsed before any file is read."""
+    """Evaluate TREC run files against a TREC qrels file (and the optional inputs, as `load_inputs`): the file
+    counterpart of `recdiv.eval.evaluate.evaluate`, returning the same `Evaluation`. Runs are named by their file
+    stems (`run_names`); `baseline` (a run name or path) is the run pairwise measures compare the others with.
+    Measures are parsed before any file is read."""
     ms = parse_measures([measures] if isinstance(measures, str) else measures)
-    inputs = load_inputs(qrels_path, run_paths, train=train, aspects=aspects, previous=previous,
-                         threshold=threshold, population=population)
-    return evaluate(inputs.runs, inputs.qrels, ms, inputs.context)
+    inputs = load_inputs(qrels_path, run_paths, subtopics=subtopics, predictions=predictions, train=train,
+                         aspects=aspects, previous=previous, threshold=threshold, population=population, scale=scale)
+    base = baseline_name(baseline, [*run_paths, *predictions], list(inputs.runs))
+    return evaluate(inputs.runs, inputs.qrels, ms, inputs.context, baseline=base)
 
 
 # LensKit item lists ---------------------------------------------------------------------------------

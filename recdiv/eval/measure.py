@@ -209,6 +209,11 @@ class Measure:
         return type(self)(cutoff, **{p.name: self.params[p.name] for p in self.PARAMS
                                      if self.params[p.name] != p.default})
 
+    def uses_max_grade(self) -> bool:
+        """Whether the values depend on the maximum grade r_max of the rating scale (`EvalContext.scale`, or the
+        largest test grade when no scale is declared): graded gains normalised by r_max, ERR's 2^{g_max}."""
+        return False
+
     def _check_context(self, context: EvalContext) -> None:
         for need in self.NEEDS:
             if getattr(context, need, None) is None:

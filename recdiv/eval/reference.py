@@ -17,8 +17,11 @@ from recdiv.eval.measure import MEASURES, Measure, _fmt
 #: order and titles of the sections (families not listed here follow in alphabetical order)
 FAMILIES = {
     "accuracy": "Accuracy (METRICS.md §A)",
+    "rating": "Rating prediction",
     "novelty": "Novelty (METRICS.md §B)",
     "diversity": "Diversity (METRICS.md §B)",
+    "calibration": "Calibration (Steck 2018; METRICS.md §E.8)",
+    "popularity": "Popularity bias (Abdollahpouri et al.; Zhu et al.)",
     "system": "System-level diversity and exposure (METRICS.md §B.9)",
     "intent-aware": "Intent-aware and aspect-based (METRICS.md §C)",
     "unified": "Unified accuracy–diversity (METRICS.md §C.11)",
@@ -40,15 +43,35 @@ Conventions shared by all accuracy measures (METRICS.md §0):
 
 - relevant ⇔ test grade ≥ τ (`--rel-threshold`, `Context.threshold`, default 4); unjudged items are
   non-relevant (bpref and infAP skip them by definition);
+- a negative grade is trec_eval's "pooled but unjudged" label (sampled pools, ClueWeb's −2): never judged,
+  never relevant; bpref skips it, infAP counts it in its pool factor, Judged does not count it;
 - denominators with |Rel_u| count all relevant test items, retrieved or not; a zero denominator gives 0;
-- the evaluated users are those with ≥ 1 relevant test item (`--population judged`: ≥ 1 judged item, as
-  trec_eval averages); a user without a list scores 0 (trec_eval `-c`); lists shorter than K are padded
+- the evaluated users are those with ≥ 1 relevant test item (`--population judged`: ≥ 1 qrels line, as
+  trec_eval `-c` averages); a user without a list scores 0 (trec_eval `-c`); lists shorter than K are padded
   with non-relevant items (P@K divides by K);
 - ties in run scores: item id in descending string order (trec_eval);
+- r_max, the maximum grade (ERR, ERR-IA, αβ-nDCG, graded gains and relevance models) is the maximum of the
+  declared rating scale (`--rating-scale MIN:MAX`, `EvalContext(scale=(MIN, MAX))`, a dataset's own scale);
+  without one it is the largest test grade, and `recdiv eval` says so on stderr (gdeval fixes 4: use
+  `--rating-scale 0:4` to match it); a judged grade outside a declared scale is an error naming file and line;
 - the system value is the mean of the per-user values, except for *system-level* measures (one value for
-  the whole run, no per-user values), *pairwise* measures (a preference per user between two runs; use
-  `recdiv compare`) and rank-effectiveness measures, whose undefined users (NaN) are skipped;
+  the whole run, no per-user values), the counts NumRet, NumRel, NumRelRet and NumQ (summed over users, as
+  trec_eval and ir_measures), RMSE and MAE (over all rated, predicted pairs), *pairwise* measures (a preference
+  per user between a run and the `--baseline` run; their mean) and rank-effectiveness measures, whose undefined
+  users (NaN) are skipped;
 - higher values are better unless the notes say *lower is better*.
+
+What `recdiv eval` (and `recdiv compare`) can read besides QRELS and TREC runs:
+
+- `--subtopics FILE` (instead of QRELS; Python `load_inputs(None, runs, subtopics=FILE)`): TREC subtopic qrels
+  `topic subtopic doc judgment` (ndeval's format); per-topic subtopics are the aspects of the intent-aware and
+  unified measures ([intent-aware.md](intent-aware.md));
+- `--predictions FILE`, repeatable (`load_inputs(QRELS, [], predictions=[FILE])`): rating predictions
+  `user item prediction`, evaluated like runs whose scores are the predictions (RMSE, MAE, Spearman, Kendall,
+  FCP); `recdiv recommend … --predict -o FILE` writes them for a split's test pairs;
+- `--baseline RUN` (`evaluate(…, baseline=NAME)`): the run that pairwise measures (`lexirecall`,
+  `lexiprecision`) compare every run with: per-user preferences +1/0/−1, system value their mean;
+- `--rating-scale MIN:MAX` (`EvalContext(scale=(MIN, MAX))`): r_max, see above.
 
 Cutoff column: `@K` required, `[@K]` optional (no cutoff = the whole list), `—` none.
 

@@ -303,11 +303,13 @@ class MetaConfig(_Config):
     """Meta-evaluation of the experiment's measures over its systems (as `recdiv meta`; docs/meta-evaluation.md).
 
     dp and asl use the per-user scores (pooled over splits, like the tests); sparsity and popularity re-evaluate
-    every system's lists on degraded test sets of each split (τ_b curves averaged over the splits).
+    every system's lists on degraded test sets of each split (τ_b curves averaged over the splits); perturbation
+    evaluates P&R's simulated systems built from each split's test ratings over the metrics' aspect space (per-user
+    values pooled over the splits).
     """
 
-    analyses: list[Literal["dp", "asl", "sparsity", "popularity"]] = Field(default_factory=lambda: ["dp", "asl"],
-                                                                          min_length=1)
+    analyses: list[Literal["dp", "asl", "sparsity", "popularity", "perturbation"]] = Field(
+        default_factory=lambda: ["dp", "asl"], min_length=1)
     measures: list[str] | None = Field(None, description="default: the per-user measures of metrics.measures")
     samples: int = Field(100_000, ge=1, description="randomisation samples of dp")
     asl_samples: int = Field(1000, ge=1, description="bootstrap samples of asl")
@@ -315,6 +317,9 @@ class MetaConfig(_Config):
     robustness_samples: int = Field(50, ge=1, description="samples per sparsity level")
     sparsity_levels: list[float] | None = Field(None, description="fractions kept (default 1.00, 0.95, …, 0.05)")
     popularity_levels: list[float] | None = Field(None, description="% of top items removed (default 0..20)")
+    perturbation_k: int = Field(10, ge=1, description="list length of the perturbed ideal orderings")
+    perturbation_families: list[Literal["bottom_to_top", "redundant_aspect", "aspect_swap"]] = Field(
+        default_factory=lambda: ["bottom_to_top", "redundant_aspect", "aspect_swap"], min_length=1)
 
     @field_validator("sparsity_levels")
     @classmethod
@@ -416,6 +421,11 @@ class ExperimentConfig(_Config):
                     raise _ref_error(f"diversifiers[{i}].recommenders[{j}]", r, "recommender", recs)
         if self.metrics.aspects is not None and self.metrics.aspects not in spaces:
             raise _ref_error("metrics.aspects", self.metrics.aspects, "aspect space", spaces)
+        if self.meta and "perturbation" in self.meta.analyses and self.evaluation_aspects is None:
+            raise ValueError("meta.analyses: `perturbation` builds its systems over the metrics' aspect space; "
+                             "define one in [[aspects]]")
+        if self.meta and len(set(self.meta.perturbation_families)) < len(self.meta.perturbation_families):
+            raise ValueError("meta.perturbation_families: a family is listed twice")
         for i, m in enumerate((self.meta.measures or []) if self.meta else []):
             if m not in self.metrics.measures:
                 raise _ref_error(f"meta.measures[{i}]", m, "measure of metrics.measures", set(self.metrics.measures))

@@ -2,9 +2,13 @@
 
 - dp and asl (`meta_from_results`) come from the per-user scores of a dataset, pooled over its splits as the
   significance tests are: built by the report from its `Results`.
-- sparsity and popularity (`robustness`) re-evaluate every system's final lists on degraded test sets: run after
-  the scores (the runner calls it), per split, from the lists in the artefact store; the mean τ_b curves of the
-  splits are averaged and written to ``meta.json`` (read by the report).
+- sparsity, popularity and perturbation (`split_analyses`) are computed per split after the scores (the runner
+  calls it) and cached in the artefact store (stage ``meta``; `recdiv run --resume` reuses them):
+  sparsity and popularity re-evaluate every system's final lists on degraded test sets, and the splits' mean τ_b
+  curves are averaged; perturbation evaluates Parapar & Radlinski's simulated systems built from the split's test
+  ratings over the metrics' aspect space (`recdiv.eval.meta.perturbation`, as `recdiv meta --analysis
+  perturbation`), and the per-user values of each level are pooled over the splits (as dp and the tests pool
+  them) before `PerturbationResult.from_values`. Everything goes to ``meta.json`` (read by the report).
 """
 
 from __future__ import annotations
@@ -15,10 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from recdiv.experiment.cache import write_json
+from recdiv.experiment.cache import hash_config, write_json
 from recdiv.experiment.config import ExperimentConfig
 
 ROBUSTNESS = ("sparsity", "popularity")
+SPLIT_ANALYSES = (*ROBUSTNESS, "perturbation")
 
 
 def meta_measures(config: ExperimentConfig, available: list[str]) -> list[str]:
@@ -32,7 +37,8 @@ def options(config: ExperimentConfig):
 
     m = config.meta
     opts = MetaOptions(dp_samples=m.samples, asl_samples=m.asl_samples, alpha=m.alpha,
-                       robustness_samples=m.robustness_samples, seed=config.seed)
+                       robustness_samples=m.robustness_samples, perturbation_k=m.perturbation_k,
+                       perturbation_families=tuple(m.perturbation_families), seed=config.seed)
     if m.sparsity_levels is not None:
         opts.sparsity_levels = tuple(m.sparsity_levels)
     if m.popularity_levels is not None:
@@ -54,12 +60,12 @@ def meta_from_results(config: ExperimentConfig, res):
                       per_user={m: res.matrix(m) for m in measures})
 
 
-def robustness(config: ExperimentConfig, env_base: dict[str, Any], index, out: Path) -> None:
-    """Sparsity / popularity curves of every dataset (mean over its splits) into out/meta.json."""
-    from recdiv.eval.meta.study import meta_study
-    from recdiv.experiment.stages import Env, _eval_context, load_split
+def split_analyses(config: ExperimentConfig, env_base: dict[str, Any], index, out: Path) -> None:
+    """Robustness curves (mean over the splits) and perturbation experiments (pooled over the splits) of every
+    dataset into out/meta.json; each split's part is cached in the store."""
+    from recdiv.experiment.stages import Env
 
-    analyses = [a for a in config.meta.analyses if a in ROBUSTNESS] if config.meta else []
+    analyses = [a for a in config.meta.analyses if a in SPLIT_ANALYSES] if config.meta else []
     path = out / "meta.json"
     if not analyses:
         if path.exists():
@@ -69,34 +75,107 @@ def robustness(config: ExperimentConfig, env_base: dict[str, Any], index, out: P
     for dataset, split, plan in index:
         per_split.setdefault((dataset, split), []).append(plan)
     datasets = {d.key: i for i, d in enumerate(config.datasets)}
+    measures = meta_measures(config, [m for m in config.metrics.measures if not _system_level(m)])
+    robust = [a for a in analyses if a in ROBUSTNESS]
     curves: dict[str, dict[str, dict]] = {}
+    pooled: dict[str, dict[str, list]] = {}
     for (dataset, spec), plans in per_split.items():
         env = Env(dataset=datasets[dataset], split=spec, **env_base)
-        split, _ = load_split(config, env.dataset, spec)
-        store = env.store
-        runs = {}
-        for plan in plans:
-            s = plan.system
-            if s.diversifier is None:
-                cands = store.load_rankings("candidates", plan.candidates_key, split.train.users, split.train.items)
-                runs[s.name] = cands.truncate(config.candidates.k)
-            else:
-                runs[s.name] = store.load_rankings("rerank", plan.ranking_key, split.train.users, split.train.items)
-        qrels, ctx = _eval_context(env, split, plans[0].eval_aspect_key)
-        per_user = [m for m in config.metrics.measures if not _system_level(m)]
-        study = meta_study(runs, qrels, meta_measures(config, per_user), ctx, analyses, options(config))
-        for name in analyses:
-            curve = getattr(study, name)
-            slot = curves.setdefault(dataset, {}).setdefault(name, {"levels": curve.levels.tolist(), "splits": 0,
-                                                                     "mean_tau": {}})
-            slot["splits"] += 1
-            for m, v in curve.mean.items():
-                slot["mean_tau"].setdefault(m, []).append(v.tolist())
+        if robust:
+            for name, part in _split_robustness(config, env, plans, robust, measures).items():
+                slot = curves.setdefault(dataset, {}).setdefault(name, {"levels": part["levels"], "splits": 0,
+                                                                        "mean_tau": {}})
+                slot["splits"] += 1
+                for m, v in part["mean_tau"].items():
+                    slot["mean_tau"].setdefault(m, []).append(v)
+        if "perturbation" in analyses:
+            for fam, part in _split_perturbation(config, env, plans[0], measures).items():
+                pooled.setdefault(dataset, {}).setdefault(fam, []).append(part)
     for sets in curves.values():
         for slot in sets.values():
             slot["mean_tau"] = {m: [None if np.isnan(x) else float(x) for x in _nanmean(v)]
                                 for m, v in slot["mean_tau"].items()}
+    for dataset, families in pooled.items():
+        curves.setdefault(dataset, {})["perturbation"] = {
+            "k": config.meta.perturbation_k, "splits": len(next(iter(families.values()))),
+            "families": {fam: _pooled_results(parts, measures) for fam, parts in families.items()}}
     write_json(path, curves)
+
+
+def _split_robustness(config: ExperimentConfig, env, plans, analyses: list[str], measures: list[str]) -> dict:
+    """{analysis: {levels, mean_tau: {measure: τ_b per level}}} of one split (cached: the systems' scores keys
+    cover their lists and the evaluation settings)."""
+    from recdiv.eval.meta.study import meta_study
+    from recdiv.experiment.stages import _eval_context, load_split
+
+    opts = options(config)
+    store = env.store
+    key = hash_config("meta-robustness", sorted((p.system.name, p.scores_key) for p in plans), measures, analyses,
+                      list(opts.sparsity_levels), opts.robustness_samples, list(opts.popularity_levels), opts.seed)
+    cached = store.load_json("meta", key)
+    if cached is not None:
+        return cached
+    split, _ = load_split(config, env.dataset, env.split)
+    runs = {}
+    for plan in plans:
+        s = plan.system
+        if s.diversifier is None:
+            cands = store.load_rankings("candidates", plan.candidates_key, split.train.users, split.train.items)
+            runs[s.name] = cands.truncate(config.candidates.k)
+        else:
+            runs[s.name] = store.load_rankings("rerank", plan.ranking_key, split.train.users, split.train.items)
+    qrels, ctx = _eval_context(env, split, plans[0].eval_aspect_key)
+    study = meta_study(runs, qrels, measures, ctx, analyses, opts)
+    part = {name: {"levels": getattr(study, name).levels.tolist(),
+                   "mean_tau": {m: [None if np.isnan(x) else float(x) for x in v]
+                                for m, v in getattr(study, name).mean.items()}} for name in analyses}
+    store.save_json("meta", key, part)
+    return part
+
+
+def _split_perturbation(config: ExperimentConfig, env, plan, measures: list[str]
+                        ) -> dict[str, tuple[np.ndarray, list[np.ndarray]]]:
+    """{family: (levels, [levels × users values of each measure])} of one split: the distinct levels of
+    `family_systems` and their per-user values (cached per family)."""
+    from recdiv.eval.meta.perturbation import family_systems, ideal_trace, perturbation_values
+    from recdiv.experiment.stages import _eval_context, load_split
+
+    store = env.store
+    split, sfp = load_split(config, env.dataset, env.split)
+    settings = config.metrics.model_dump(mode="json", exclude={"measures"})
+    out, trace = {}, None
+    for fam in config.meta.perturbation_families:
+        key = hash_config("meta-perturbation", sfp, plan.eval_aspect_key, settings, measures,
+                          config.meta.perturbation_k, fam)
+        a = store.load_arrays("meta", key)
+        if a is None:
+            qrels, ctx = _eval_context(env, split, plan.eval_aspect_key)
+            if trace is None:
+                trace = ideal_trace(qrels, ctx.aspects, config.meta.perturbation_k)
+            systems = family_systems(trace, fam)
+            values = perturbation_values(systems, qrels, measures, ctx)
+            for run in systems.values():
+                ctx.cache.forget(run)
+            levels = sorted(systems)
+            a = {"levels": np.array(levels, dtype=np.int64),
+                 **{f"m{i}": np.vstack([values[m][s] for s in levels]) for i, m in enumerate(measures)}}
+            store.save_arrays("meta", key, a)
+        out[fam] = (a["levels"], [a[f"m{i}"] for i in range(len(measures))])
+    return out
+
+
+def _pooled_results(parts: list[tuple[np.ndarray, list[np.ndarray]]], measures: list[str]) -> dict[str, dict]:
+    """`PerturbationResult` of every measure on the per-user values of each level pooled over the splits (users
+    of split 1, then split 2, … at every level, so that the Wilcoxon test stays paired). Levels: those of any
+    split; a split whose lists did not change at level s (dropped by `distinct_levels`) has the values of its
+    last kept level ≤ s."""
+    from recdiv.eval.meta.perturbation import PerturbationResult
+
+    levels = sorted({int(s) for lv, _ in parts for s in lv})
+    rows = [[int(np.searchsorted(lv, s, side="right")) - 1 for s in levels] for lv, _ in parts]
+    return {m: PerturbationResult.from_values(m, {s: np.concatenate([v[i][r[j]] for (_, v), r in zip(parts, rows)])
+                                                  for j, s in enumerate(levels)}).to_dict()
+            for i, m in enumerate(measures)}
 
 
 def _nanmean(rows: list) -> np.ndarray:
@@ -113,6 +192,6 @@ def _system_level(measure: str) -> bool:
     return m.KIND != "per-user"
 
 
-def read_robustness(out: Path) -> dict:
+def read_split_meta(out: Path) -> dict:
     path = Path(out) / "meta.json"
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}

@@ -288,15 +288,31 @@ def _pairs_html(cmp) -> str:
             f"<tbody>{''.join(rows)}</tbody></table></div></details>")
 
 
-def _meta_section(page, config: ExperimentConfig, res, robust: dict, dataset: str) -> tuple[list, dict]:
-    """The [meta] part of a dataset's section: dp/asl from the scores, robustness curves from meta.json."""
+def _meta_section(page, config: ExperimentConfig, res, split_meta: dict, dataset: str) -> tuple[list, dict]:
+    """The [meta] part of a dataset's section: dp/asl from the scores; robustness curves and perturbation
+    experiments from meta.json (`recdiv.experiment.meta.split_analyses`)."""
+    from recdiv.eval.meta.perturbation import PerturbationResult
+    from recdiv.eval.meta.study import MetaStudy
     from recdiv.eval.plots import robustness_chart
-    from recdiv.experiment.meta import meta_from_results
+    from recdiv.experiment.meta import meta_from_results, meta_measures, options
 
     study = meta_from_results(config, res)
+    pert = split_meta.get("perturbation")
+    if pert is not None:
+        measures = meta_measures(config, res.per_user_measures)
+        if study is None:
+            study = MetaStudy(list(res.systems), measures, options(config))
+        got = pert["families"]  # meta.json has sorted keys: back to the order of the [meta] section
+        study.perturbation = {fam: {m: PerturbationResult.from_dict(m, got[fam][m]) for m in measures
+                                    if m in got[fam]} for fam in config.meta.perturbation_families if fam in got}
     charts = [c for _, c in study.charts(f"{dataset}: ")] if study is not None else []
     summary = study.to_dict() if study is not None else {}
-    for name, slot in robust.items():
+    if pert is not None:
+        summary["perturbation_splits"] = pert["splits"]
+    for name in ("sparsity", "popularity"):
+        slot = split_meta.get(name)
+        if slot is None:
+            continue
         label = "% most popular items removed" if name == "popularity" else "fraction of test ratings kept"
         charts.append(robustness_chart(slot["levels"], {m: np.asarray(v, dtype=np.float64)
                                                         for m, v in slot["mean_tau"].items()},
@@ -309,7 +325,12 @@ def _meta_section(page, config: ExperimentConfig, res, robust: dict, dataset: st
             page.add(f"<pre class='note'>{html.escape(study.to_text())}</pre>")
         page.note("Discriminative power: pairwise p-values sorted decreasingly (Valcarce: randomisation test, "
                   "DP = Σ p, lower = more discriminative; Sakai: bootstrap ASL). Robustness: Kendall τ_b between "
-                  "the system ranking on degraded test sets and on the full one.")
+                  "the system ranking on degraded test sets and on the full one."
+                  + ("" if pert is None else
+                     f" Perturbation (Parapar & Radlinski): simulated systems that degrade every user's ideal "
+                     f"ordering of their test items (k = {pert['k']}) level by level; a good measure's means fall "
+                     f"with the level (τ_b = 1) and the ideal beats each level (one-sided Wilcoxon p, log scale); "
+                     f"per-user values pooled over {pert['splits']} split(s)."))
         page.charts(charts, "meta")
     return charts, summary
 
@@ -401,9 +422,9 @@ def _build_report(out: Path, loaded) -> Report:
     if sel.is_file():
         page.add(_selection_html(json.loads(sel.read_text(encoding="utf-8"))))
     page.toggle()
-    from recdiv.experiment.meta import read_robustness
+    from recdiv.experiment.meta import read_split_meta
 
-    robust = read_robustness(out)
+    split_meta = read_split_meta(out)
     meta_summary = {}
     group_rows: list[pd.DataFrame] = []
     for d, cmp in comparisons.items():
@@ -424,7 +445,7 @@ def _build_report(out: Path, loaded) -> Report:
             page.charts(means, "means")
         group_rows.extend(_group_part(page, config, out, d, results[d], systems))
         meta_charts, meta_summary[d] = ([], {}) if config.meta is None else _meta_section(
-            page, config, results[d], robust.get(d, {}), d)
+            page, config, results[d], split_meta.get(d, {}), d)
         for chart in trade + means + meta_charts:
             path = out / "plots" / f"{_slug(d, chart.title)}.svg"
             save(to_matplotlib(chart), path)

@@ -483,9 +483,9 @@ def run_experiment(
 
     write_groups(config, index, pending)  # [report] groups: the group of every evaluated (split, user)
     if config.meta is not None:
-        from recdiv.experiment.meta import robustness
+        from recdiv.experiment.meta import split_analyses
 
-        robustness(config, env_base, index, pending)  # [meta] sparsity / popularity: re-evaluation on degraded qrels
+        split_analyses(config, env_base, index, pending)  # [meta] robustness and perturbation, per split (cached)
     end_commit(out, config.name)
     if report:
         from recdiv.experiment.report import build_report

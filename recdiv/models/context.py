@@ -94,9 +94,12 @@ class Cache:
 class Context:
     """Settings and side data of an evaluation or a reranking (DESIGN.md: EvalContext, RerankContext).
 
-    threshold: relevance threshold τ (relevant ⇔ grade ≥ τ; default 4 on 1–5 ratings).
+    threshold: relevance threshold τ (relevant ⇔ grade ≥ τ; default 4 on 1–5 ratings). Grades below 0 are TREC's
+    "pooled but unjudged" labels: never judged, never relevant (a τ below 0 acts as 0).
     population: "relevant" (users with ≥ 1 relevant test item, default) or "judged" (trec_eval averaging).
-    scale: rating scale (min, max) if known. train: training interactions (popularity, profiles).
+    scale: the rating scale (min, max) — its max is r_max of the measures that need it (ERR, ERR-IA, αβ-nDCG, graded
+    gains); without it the qrels' own scale (datasets) or, failing that, the largest test grade
+    (`recdiv.eval.context.max_grade` says which). train: training interactions (popularity, profiles).
     aspects: the aspect space. similarity: item similarity (default: set cosine over `aspects`).
     previous: the previous recommendation lists (ESSD). novelty: precomputed item novelty arrays by name
     ("IUF", "PC", "FD"; computed from `train` when absent). seed: for randomised rerankers. threads: user blocks

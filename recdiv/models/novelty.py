@@ -36,6 +36,7 @@ __all__ = [
     "inverse_user_frequency",
     "item_novelty",
     "popularity_complement",
+    "short_head",
     "user_frequency",
 ]
 
@@ -47,6 +48,18 @@ def user_frequency(train: Interactions) -> tuple[np.ndarray, int, int]:
     counts = train.item_counts().astype(np.float64)
     n_users = int((train.user_counts() > 0).sum())
     return counts, n_users, int(counts.sum())
+
+
+def short_head(train: Interactions, share: float = 0.8) -> np.ndarray:
+    """Boolean over items: the short head Φ — the most popular items (|U_i| descending) that together make up the
+    first `share` of all training interactions: i ∈ Φ ⇔ |U_i| > 0 and Σ_{j: |U_j| > |U_i|} |U_j| < share·T.
+    Items tied in popularity are in or out together (Elliot takes them in storage order until the share is
+    reached). Abdollahpouri, Burke & Mobasher 2017/2019 (the 80/20 split); Elliot `Popularity.get_short_head`."""
+    counts, _, total = user_frequency(train)
+    levels, inverse = np.unique(-counts, return_inverse=True)  # popularity levels, most popular first
+    mass = np.bincount(inverse, weights=counts, minlength=len(levels))
+    above = np.concatenate([[0.0], np.cumsum(mass)[:-1]])  # interactions of strictly more popular items
+    return (counts > 0) & (above[inverse] < share * total)
 
 
 def popularity_complement(train: Interactions) -> np.ndarray:

@@ -10,7 +10,7 @@ threshold) comes from the evaluation context; the graded models use the “indif
 | ``binary`` | 1 if r ≥ τ else 0 (unjudged 0) |
 | ``graded`` | (2^g − 1) / 2^g_max (unjudged 0) — thesis eq. 4.13 |
 | ``graded_noneg`` | 2^g / 2^g_max (unjudged 2^−g_max) — the variant of the thesis experiments |
-| ``background0.1`` (also ``background(0.1)``) | 1 if r ≥ τ, 0 if judged and r < τ, b if unjudged |
+| ``background0.1`` (also ``background(0.1)``) | 1 if r ≥ τ, 0 if judged and 0 ≤ r < τ, b if unjudged or r < 0 |
 | ``unnormalised`` | 2^g − 1 (reproduces thesis Table 4 only) |
 
 Positions without an item (padding) always get 0.
@@ -25,7 +25,7 @@ import re
 
 import numpy as np
 
-from recdiv.data.qrels import is_relevant
+from recdiv.data.qrels import is_judged, is_relevant
 from recdiv.errors import ConfigError
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "NoRelevance",
     "RelevanceModel",
     "Unnormalised",
+    "is_judged",
     "is_relevant",
     "parse_relevance",
     "stop_probability",
@@ -46,6 +47,8 @@ class RelevanceModel:
     """Base: `probability(grades, threshold, max_grade)` maps grades (NaN = unjudged) to p(rel)."""
 
     spec: str = ""
+    #: p(rel) depends on the maximum grade of the scale
+    uses_max_grade: bool = False
 
     def __init__(self, tau_g: float | None = None):
         self.tau_g = None if tau_g is None else float(tau_g)
@@ -91,6 +94,7 @@ class Graded(RelevanceModel):
     spec = "graded"
     minus_one = True
     normalise = True
+    uses_max_grade = True
 
     def probability(self, grades, threshold, max_grade):
         tau_g = self.indifference(threshold)
@@ -111,10 +115,12 @@ class Unnormalised(Graded):
 
     spec = "unnormalised"
     normalise = False
+    uses_max_grade = False
 
 
 class Background(RelevanceModel):
-    """p(rel) = 1 if r ≥ τ, 0 if judged with r < τ, b if unjudged (RankSys `BackgroundBinaryRelevanceModel`)."""
+    """p(rel) = 1 if r ≥ τ, 0 if judged with r < τ, b if unjudged (RankSys `BackgroundBinaryRelevanceModel`);
+    a negative label (TREC: pooled but unjudged) counts as unjudged."""
 
     def __init__(self, b: float, tau_g: float | None = None):
         super().__init__(tau_g)
@@ -125,7 +131,8 @@ class Background(RelevanceModel):
 
     def probability(self, grades, threshold, max_grade):
         grades = np.asarray(grades, dtype=np.float64)
-        return np.where(np.isnan(grades), self.b, is_relevant(grades, threshold).astype(np.float64))
+        # NaN (not in the qrels) and negative labels (pooled but unjudged) are unjudged
+        return np.where(is_judged(grades), is_relevant(grades, threshold).astype(np.float64), self.b)
 
 
 def _num(x: float) -> str:

@@ -62,3 +62,37 @@ def test_unknown_item_names_file_and_line(tmp_path, capsys):
     assert main(["rerank", str(run), "--method", "MMR", "--aspects", str(asp), "--train", str(train),
                  "-o", str(tmp_path / "o.run")]) == 2
     assert "cands.run:6: item 'zz'" in capsys.readouterr().err
+
+
+def test_rerank_similarity_jaccard(tmp_path):
+    """--similarity jaccard (RankSys's distance of its MMR example) gives the lists of the Python reranker with a
+    `Jaccard` similarity, and they differ from set cosine's on this instance."""
+    import numpy as np
+    import pandas as pd
+
+    from recdiv.aspects.similarity import Jaccard
+    from recdiv.aspects.space import AspectSpace
+    from recdiv.data.rankings import Rankings
+    from recdiv.data.vocab import Vocab
+    from recdiv.diversifiers import RerankContext, make_reranker
+
+    rng = np.random.default_rng(3)
+    items = Vocab([f"i{j:02d}" for j in range(40)])
+    rows = [(items.ids[j], f"a{a}") for j in range(40) for a in rng.choice(6, size=rng.integers(1, 4), replace=False)]
+    (tmp_path / "aspects.tsv").write_text("".join(f"{i}\t{a}\n" for i, a in rows))
+    lines = [(f"u{u}", items.ids[j], 100.0 - k) for u in range(20) for k, j in enumerate(rng.permutation(40)[:25])]
+    (tmp_path / "cands.run").write_text("".join(f"{u} Q0 {i} {k + 1} {s} b\n" for k, (u, i, s) in enumerate(lines)))
+    outs = {}
+    for sim in ("cosine", "jaccard"):
+        outs[sim] = tmp_path / f"{sim}.run"
+        assert main(["rerank", str(tmp_path / "cands.run"), "--method", "MMR", "--param", "variant=ranksys",
+                     "--similarity", sim, "--aspects", str(tmp_path / "aspects.tsv"), "-k", "10",
+                     "-o", str(outs[sim])]) == 0
+    users = Vocab.from_values([u for u, _, _ in lines])
+    space = AspectSpace.from_frame(pd.DataFrame(rows, columns=["item", "aspect"]), items)
+    cands = Rankings.from_frame(pd.DataFrame(lines, columns=["user", "item", "score"]), users, items)
+    want = make_reranker("MMR", variant="ranksys").rerank(cands, 10, RerankContext(aspects=space,
+                                                                                   similarity=Jaccard(space)))
+    got = read_trec_run(outs["jaccard"])
+    assert got["item"].tolist() == list(want.to_frame()["item"])
+    assert got["item"].tolist() != read_trec_run(outs["cosine"])["item"].tolist()

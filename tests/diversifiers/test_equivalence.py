@@ -26,7 +26,6 @@ CONFIGS = [
 
 @pytest.mark.parametrize(("name", "params"), CONFIGS, ids=[f"{c[0]}{c[1]}" for c in CONFIGS])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-@pytest.mark.filterwarnings(r"ignore:MMR\(variant=ranksys\)")  # featureless candidates are part of the instances
 def test_vectorised_equals_per_user_loop(name, params, seed):
     cands, ctx = random_instance(seed)
     k = 8

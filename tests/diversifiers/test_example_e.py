@@ -183,13 +183,51 @@ def _with_featureless_candidate() -> tuple:
     return six, RerankContext(train=train, aspects=space, seed=42)
 
 
-def test_mmr_ranksys_featureless_candidate_warns_and_keeps_baseline():
-    """RankSys semantics (§E.1): c6's undefined distances make the z-scored objective NaN for every remaining
-    candidate, so the earliest is taken until c6 is picked — recdiv reproduces this and warns; the thesis form
-    skips the undefined similarities and still diversifies."""
+def test_mmr_ranksys_featureless_candidate_is_skipped_alone():
+    """RankSys 0.4.3 rule (§E.1): c6 (no aspects) has NaN distances, so its own objective is NaN and it is skipped;
+    `Stats` ignores NaN, so the other candidates' z-scores are computed without it — but the relevance z-scores
+    include c6's score. By hand, λ = .5:
+    step 1: every average is 0 ⇒ sd 0 ⇒ all NaN ⇒ the first candidate, c1;
+    step 2: avg dist to {c1}: c2 0, c3 1, c4 1 − 1/√2, c5 1, c6 NaN; z(score) over c2..c6 (mean .6, sd .158114):
+      c2 1.2649, c3 .6325, c4 0, c5 −.6325; z(avg) over c2..c5 (mean .57322, sd .50710): c2 −1.1304, c3 .8416,
+      c4 −.5528, c5 .8416 ⇒ f = c2 .0672, c3 .7370, c4 −.2764, c5 .1046 ⇒ c3;
+    step 3: running means c2 .5, c4 1 − 1/√2, c5 1; z(score) over c2, c4, c5, c6; z(avg) over c2, c4, c5
+      ⇒ f = c2 .5245, c4 −.3460, c5 .3339 ⇒ c2.
+    So (c1, c3, c2): the list without c6. The former all-NaN rule gave the baseline (c1, c2, c3).
+    """
+    import warnings
+
     cands, ctx = _with_featureless_candidate()
-    with pytest.warns(RuntimeWarning, match="without features"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the rule is RankSys's: nothing to warn about
         out = make_reranker("MMR", **{"lambda": 0.5, "variant": "ranksys"}).rerank(cands, 3, ctx)
-    assert ids(out) == ("c1", "c2", "c3")
+    assert ids(out) == ("c1", "c3", "c2")
+    assert _reference_ids(cands, ctx, 3) == ("c1", "c3", "c2")
     thesis = make_reranker("MMR", **{"lambda": 0.5}).rerank(cands, 3, ctx)
     assert ids(thesis) == ("c1", "c3", "c5")
+
+
+def test_mmr_ranksys_featureless_first_pick_gives_baseline_order():
+    """When the featureless item is the first pick (all objectives are NaN at step 1, so the first candidate is
+    taken) every later average is NaN: the rest follows the baseline order (RankSys)."""
+    from recdiv.data.rankings import Rankings
+
+    cands, ctx = _with_featureless_candidate()
+    items, scores = cands.items[:, [5, 0, 1, 2, 3, 4]], np.array([[1.0, *cands.scores[0, :5]]])
+    first = Rankings(cands.users, items, scores, cands.user_vocab, cands.item_vocab)
+    out = make_reranker("MMR", **{"lambda": 0.5, "variant": "ranksys"}).rerank(first, 4, ctx)
+    assert ids(out) == ("c6", "c1", "c2", "c3")
+    assert _reference_ids(first, ctx, 4) == ("c6", "c1", "c2", "c3")
+
+
+def _reference_ids(cands, ctx, k: int) -> tuple:
+    """The readable per-user reference (recdiv.diversifiers.reference) of MMR(variant=ranksys, λ = .5)."""
+    from recdiv.diversifiers.base import RerankContext
+    from recdiv.diversifiers.reference import reference_rerank, user_environments
+
+    rctx = RerankContext(train=ctx.train, aspects=ctx.aspects)
+    env = user_environments(cands, rctx)[0]
+    row = cands.items[0]
+    pos = reference_rerank("MMR", {"lambda": 0.5, "variant": "ranksys"}, row.tolist(), cands.scores[0].tolist(), k,
+                           env)
+    return tuple(cands.item_vocab.id_of(row[pos]))

@@ -62,6 +62,11 @@ EXAMPLE_C = {
     "RBU@5": 0.007195,
     "RBU(p=0.8,e=0.03)@5": 0.131487,
     "EU@5": 0.011163,
+    "MAP-IA": 0.388889,  # ndeval (METRICS.md §C.12)
+    "MAP-IA@5": 0.388889,
+    # by hand, profile weights (A .5, C .25, D .25): AP(A) = (1/1 + 2/2)/3, AP(C) = (1/2)/2, AP(D) = (1/4)/1
+    "MAP-IA(weights=profile)": 0.5 * 2 / 3 + 0.25 * 0.25 + 0.25 * 0.25,
+    "MAP-IA@1": (1 / 3) / 3,  # only i2 (A) at rank 1: AP(A) = 1/3, over |A_u^rel| = 3
 }
 
 

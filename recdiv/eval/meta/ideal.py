@@ -86,7 +86,7 @@ def ideal_ordering(qrels: Qrels, aspects, k: int, users: np.ndarray | None = Non
     """
     if aspects.items is not qrels.items and aspects.items != qrels.items:
         raise ValueError("the aspect space and the qrels use different item vocabularies")
-    users = np.flatnonzero(qrels.n_judged() > 0) if users is None else np.asarray(users, dtype=np.int64)
+    users = np.flatnonzero(qrels.n_labels() > 0) if users is None else np.asarray(users, dtype=np.int64)
     dense = aspects.dense(dtype=bool)
     n_asp = aspects.n_item_aspects
     cand, grades = padded_rows(qrels.matrix, users)

@@ -14,8 +14,10 @@ Simulated systems are gradual perturbations of the ideal ordering ι of every us
 
 Experiments for any recdiv measure: (1) `order_correlation` — Kendall τ_b between the true order (s = 0 best) and the
 measure's means; (2) `pvalue_curve` — one-sided Wilcoxon p-value of ideal > s-perturbed per level (H1: ideal
-better); `perturbation_experiment` does both from one evaluation per system; (3) robustness — `shuffled_systems`
-gives random shuffles of ι; `pr_experiment3` runs the aspect-proportional removal.
+better); `perturbation_experiment` does both from one evaluation per system (`perturbation_values`, then
+`PerturbationResult.from_values`: the one place of both formulas, also used on the per-user values an experiment
+pools over its splits); (3) robustness — `shuffled_systems` gives random shuffles of ι; `pr_experiment3` runs the
+aspect-proportional removal. `family_systems` gives one family's systems at the default levels.
 `distinct_levels` drops levels that change no user's list (e.g. bottom-to-top beyond ⌊K/2⌋ swaps) [CHOICE: the
 paper's 50 levels need K ≥ 100; at K = 10 repeated systems would only add ties to τ_b].
 """
@@ -220,30 +222,24 @@ def shuffled_systems(trace: IdealTrace, n_systems: int = 50, seed: int | None = 
 
 
 # ---------------------------------------------------------------------------------------------------- experiments
-def _per_user(systems: Mapping[int, Rankings], qrels, measure, context):
+def family_systems(trace: IdealTrace, family: str) -> dict[int, Rankings]:
+    """The simulated systems of one family at its default levels (50, or 10 for aspect_swap), without the levels
+    that change no user's list (`distinct_levels`): what `recdiv meta` and an experiment's [meta] evaluate."""
+    if family not in _FUNCS:
+        raise ConfigError(f"unknown perturbation {family!r}; choose from {', '.join(FAMILIES)}")
+    return distinct_levels(perturbed_systems(trace, family, DEFAULT_LEVELS[family]))
 
-    m = parse_measure(measure)
+
+def perturbation_values(systems: Mapping[int, Rankings], qrels: Qrels, measures, context=None
+                        ) -> dict[str, dict[int, np.ndarray]]:
+    """{measure: {level s: per-user values of the s-perturbed system}} (the users of the context's population)."""
     context = context or EvalContext()
-    return {s: m.per_user(run, qrels, context) for s, run in systems.items()}
-
-
-def order_correlation(systems: Mapping[int, Rankings], qrels: Qrels, measures, context=None) -> dict[str, float]:
-    """Exp. 1: Kendall τ_b between the true order (lower level s = better) and each measure's mean values."""
-
-    levels = np.array(sorted(systems))
     out = {}
-    for m in [measures] if isinstance(measures, str) else measures:
-        vals = _per_user({s: systems[s] for s in levels}, qrels, m, context)
-        means = np.array([vals[s].mean() if len(vals[s]) else 0.0 for s in levels])
-        out[str(m)] = kendall_tau_b(-levels, means)
+    for text in [measures] if isinstance(measures, str) else measures:
+        m = parse_measure(text)
+        out[str(text)] = {int(s): np.asarray(m.per_user(systems[s], qrels, context), dtype=np.float64)
+                          for s in sorted(systems)}
     return out
-
-
-def pvalue_curve(systems: Mapping[int, Rankings], qrels: Qrels, measure, context=None) -> dict[int, float]:
-    """Exp. 2: one-sided Wilcoxon p-value (H1: ideal > s-perturbed, §F.1 method rule) for every level s ≥ 1."""
-
-    vals = _per_user(systems, qrels, measure, context)
-    return {s: wilcoxon(vals[0], vals[s], "greater").p_value for s in sorted(systems) if s != 0}
 
 
 @dataclass(frozen=True)
@@ -257,20 +253,50 @@ class PerturbationResult:
     tau: float
     pvalues: np.ndarray
 
+    @classmethod
+    def from_values(cls, measure: str, values: Mapping[int, np.ndarray]) -> PerturbationResult:
+        """Experiments 1 and 2 from the per-user values of every level ({s: values}, the same users in the same
+        order at every level; s = 0 the ideal): the means, their τ_b against −s, and the p-values."""
+        levels = np.array(sorted(values), dtype=np.int64)
+        means = np.array([values[s].mean() if len(values[s]) else 0.0 for s in levels])
+        p = np.array([wilcoxon(values[0], values[s], "greater").p_value for s in levels[1:]])
+        return cls(str(measure), levels, means, kendall_tau_b(-levels, means), p)
+
+    def to_dict(self) -> dict:
+        """JSON form (NaN → None)."""
+        return {"levels": self.levels.tolist(), "means": self.means.tolist(), "tau": _finite(self.tau),
+                "pvalues": [_finite(p) for p in self.pvalues]}
+
+    @classmethod
+    def from_dict(cls, measure: str, d: Mapping) -> PerturbationResult:
+        def arr(xs) -> np.ndarray:
+            return np.array([np.nan if x is None else x for x in xs], dtype=np.float64)
+
+        tau = np.nan if d["tau"] is None else float(d["tau"])
+        return cls(measure, np.asarray(d["levels"], dtype=np.int64), arr(d["means"]), tau, arr(d["pvalues"]))
+
+
+def _finite(x) -> float | None:
+    x = float(x)
+    return x if np.isfinite(x) else None
+
 
 def perturbation_experiment(systems: Mapping[int, Rankings], qrels: Qrels, measures, context=None
                             ) -> dict[str, PerturbationResult]:
-    """Experiments 1 and 2 (P&R §5.2–5.3) from one evaluation of every system: `order_correlation` and
-    `pvalue_curve` in one pass."""
+    """Experiments 1 and 2 (P&R §5.2–5.3) from one evaluation of every system (`PerturbationResult.from_values`)."""
+    return {m: PerturbationResult.from_values(m, v)
+            for m, v in perturbation_values(systems, qrels, measures, context).items()}
 
-    levels = np.array(sorted(systems))
-    out = {}
-    for m in [measures] if isinstance(measures, str) else measures:
-        vals = _per_user({s: systems[s] for s in levels}, qrels, m, context)
-        means = np.array([vals[s].mean() if len(vals[s]) else 0.0 for s in levels])
-        p = np.array([wilcoxon(vals[0], vals[s], "greater").p_value for s in levels[1:]])
-        out[str(m)] = PerturbationResult(str(m), levels, means, kendall_tau_b(-levels, means), p)
-    return out
+
+def order_correlation(systems: Mapping[int, Rankings], qrels: Qrels, measures, context=None) -> dict[str, float]:
+    """Exp. 1: Kendall τ_b between the true order (lower level s = better) and each measure's mean values."""
+    return {m: r.tau for m, r in perturbation_experiment(systems, qrels, measures, context).items()}
+
+
+def pvalue_curve(systems: Mapping[int, Rankings], qrels: Qrels, measure, context=None) -> dict[int, float]:
+    """Exp. 2: one-sided Wilcoxon p-value (H1: ideal > s-perturbed, §F.1 method rule) for every level s ≥ 1."""
+    r = perturbation_experiment(systems, qrels, [measure], context)[str(measure)]
+    return {int(s): float(p) for s, p in zip(r.levels[1:], r.pvalues)}
 
 
 def pr_experiment3(qrels: Qrels, aspects, measures, context=None, *, n_systems: int = 50,
@@ -286,7 +312,7 @@ def pr_experiment3(qrels: Qrels, aspects, measures, context=None, *, n_systems: 
     if n_systems < 2:
         raise ConfigError("robustness needs at least two systems")
     s_sys, s_rem = (int(x) for x in np.random.default_rng(seed).integers(0, 2**63 - 1, size=2))
-    width = int(qrels.n_judged().max()) if qrels.matrix.nnz else 1
+    width = int(qrels.n_labels().max()) if qrels.matrix.nnz else 1
     runs = shuffled_systems(ideal_trace(qrels, aspects, width), n_systems, seed=s_sys)
     strata, _ = aspect_strata(qrels, aspects)
     return proportional_robustness(runs, qrels, measures, context, strata=strata, fractions=fractions,

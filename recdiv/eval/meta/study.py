@@ -29,13 +29,11 @@ from recdiv.eval.charts import Chart
 from recdiv.eval.evaluate import evaluate
 from recdiv.eval.meta.discriminative import DiscriminativePower, discriminative_power
 from recdiv.eval.meta.perturbation import (
-    DEFAULT_LEVELS,
     FAMILIES,
     PerturbationResult,
-    distinct_levels,
+    family_systems,
     ideal_trace,
     perturbation_experiment,
-    perturbed_systems,
 )
 from recdiv.eval.meta.robustness import (
     POPULARITY_LEVELS,
@@ -97,10 +95,8 @@ class MetaStudy:
                     d["samples"] = self.options.robustness_samples
                 out[name] = d
         if self.perturbation:
-            out["perturbation"] = {
-                fam: {m: {"levels": r.levels.tolist(), "means": r.means.tolist(), "tau": _f(r.tau),
-                          "pvalues": [_f(p) for p in r.pvalues]} for m, r in res.items()}
-                for fam, res in self.perturbation.items()}
+            out["perturbation"] = {fam: {m: r.to_dict() for m, r in res.items()}
+                                   for fam, res in self.perturbation.items()}
         return out
 
     def to_text(self) -> str:
@@ -163,11 +159,6 @@ class MetaStudy:
         return out
 
 
-def _f(x) -> float | None:
-    x = float(x)
-    return x if np.isfinite(x) else None
-
-
 def check_analyses(analyses: Sequence[str]) -> list[str]:
     out = []
     for a in analyses:
@@ -222,9 +213,7 @@ def meta_study(runs: Mapping, qrels, measures: Sequence[str], context, analyses:
             raise ConfigError("the perturbation experiments need item aspects (--aspects FILE)")
         trace = ideal_trace(qrels, context.aspects, options.perturbation_k)
         for fam in options.perturbation_families:
-            if fam not in FAMILIES:
-                raise ConfigError(f"unknown perturbation {fam!r}; choose from {', '.join(FAMILIES)}")
             say(f"perturbation {fam}")
-            systems = distinct_levels(perturbed_systems(trace, fam, DEFAULT_LEVELS[fam]))
-            study.perturbation[fam] = perturbation_experiment(systems, qrels, list(measures), context)
+            study.perturbation[fam] = perturbation_experiment(family_systems(trace, fam), qrels, list(measures),
+                                                              context)
     return study

@@ -3,9 +3,13 @@ order of the metric reference (docs/metrics.md) within each kind."""
 
 # isort: off
 from recdiv.eval.metrics import accuracy  # noqa: F401
+from recdiv.eval.metrics import sets  # noqa: F401
+from recdiv.eval.metrics import rating  # noqa: F401
 from recdiv.eval.metrics import correlation  # noqa: F401
 from recdiv.eval.metrics import novelty  # noqa: F401
 from recdiv.eval.metrics import diversity  # noqa: F401
+from recdiv.eval.metrics import categories  # noqa: F401
+from recdiv.eval.metrics import popularity  # noqa: F401
 from recdiv.eval.metrics import exposure  # noqa: F401
 from recdiv.eval.metrics import intent_aware  # noqa: F401
 from recdiv.eval.metrics import intent_utility  # noqa: F401

@@ -364,7 +364,8 @@ class Bpref(_Leveled):
     """bpref: how often relevant items are ranked above judged non-relevant ones (unjudged items skipped).
 
     bpref@K(u) = (1/R) Σ_{relevant i_k, k ≤ K} [1 if nr(k) = 0 else 1 − min(nr(k), R)/min(N, R)], R = |Rel_u|,
-    N = |NRel_u| (judged non-relevant test items), nr(k) = judged non-relevant items above k.
+    N = |NRel_u| (judged non-relevant test items: 0 ≤ grade < τ), nr(k) = judged non-relevant items above k;
+    negative labels (pooled but unjudged) are skipped like unjudged items.
     Buckley & Voorhees 2004; trec_eval `bpref`; Valcarce et al. 2018 eq. 6. METRICS.md §A.7.
     """
 
@@ -388,9 +389,9 @@ class InfAP(_Leveled):
     """Inferred average precision (Yilmaz & Aslam 2006).
 
     infAP@K(u) = (1/|Rel_u|) Σ_{relevant i_k, k ≤ K} E[P@k], with rel_a / nrel_a the judged relevant /
-    non-relevant items above k and ε = 1e−5:
+    non-relevant items above k, unj_a the pooled-but-unjudged items above k (negative labels) and ε = 1e−5:
     `trec_eval` (default): E[P@1] = 1;
-    E[P@k] = 1/k + ((k−1)/k)·((rel_a + nrel_a)/(k−1))·(rel_a + ε)/(rel_a + nrel_a + 2ε);
+    E[P@k] = 1/k + ((k−1)/k)·((rel_a + nrel_a + unj_a)/(k−1))·(rel_a + ε)/(rel_a + nrel_a + 2ε);
     `valcarce`: E[P@k] = 1/k + ((k−1)/k)·(rel_a + ε)/(rel_a + nrel_a + 2ε) (Valcarce et al. 2018 eq. 7–8).
     METRICS.md §A.8.
     """
@@ -398,8 +399,8 @@ class InfAP(_Leveled):
     NAME = "infAP"
     PARAMS = (Param("variant", str, "trec_eval", "E[P@k] with trec_eval's pool factor, or as Valcarce et al. 2018",
                     choices=("trec_eval", "valcarce")), LEVEL)
-    FORMULA = ("(1/|Rel_u|) Σ_{rel i_k} E[P@k]; E[P@k] = 1/k + ((k−1)/k)·(pool/(k−1))·(rel+ε)/(rel+nrel+2ε) "
-               "(trec_eval; valcarce: no pool factor)")
+    FORMULA = ("(1/|Rel_u|) Σ_{rel i_k} E[P@k]; E[P@k] = 1/k + ((k−1)/k)·(pool/(k−1))·(rel+ε)/(rel+nrel+2ε), "
+               "pool = rel + nrel + pooled-unjudged above k (trec_eval; valcarce: no pool factor)")
     CITATION = "Yilmaz & Aslam 2006; trec_eval infAP; Valcarce et al. 2018 eq. 7–8"
     SECTION = "A.8"
 
@@ -410,8 +411,11 @@ class InfAP(_Leveled):
         nrel_a = _nonrel_above(view)[:, :w].astype(np.float64)
         frac = (rel_a + INFAP_EPSILON) / (rel_a + nrel_a + 2 * INFAP_EPSILON)
         if self.variant == "trec_eval":
-            pool = _safe_div(rel_a + nrel_a, k - 1.0)
-            e = 1.0 / k + ((k - 1.0) / k) * pool * frac
+            pool = rel_a + nrel_a
+            unj = view.pooled_unjudged[:, :w]
+            if unj.any():
+                pool = pool + (np.cumsum(unj, axis=1) - unj)
+            e = 1.0 / k + ((k - 1.0) / k) * _safe_div(pool, k - 1.0) * frac
             if w:
                 e[:, 0] = 1.0
         else:
@@ -435,6 +439,9 @@ class RBP(_Leveled):
     CITATION = "Moffat & Zobel 2008"
     SECTION = "A.9"
 
+    def uses_max_grade(self) -> bool:
+        return self.gain == "graded"
+
     def compute(self, view):
         w = _width(view, self.cutoff)
         if self.gain == "binary":
@@ -448,7 +455,8 @@ class RBP(_Leveled):
 class ERR(_Leveled):
     """Expected reciprocal rank (Chapelle et al. 2009), cascade model, RankSys recsys instantiation.
 
-    R(i) = (2^{g(i)} − 1) / 2^{g_max}, g(i) = r(u,i) if ≥ τ else 0, g_max = maximum test grade;
+    R(i) = (2^{g(i)} − 1) / 2^{g_max}, g(i) = r(u,i) if ≥ τ else 0, g_max = r_max (the declared rating scale's
+    maximum, `--rating-scale`; without one the largest test grade — gdeval fixes 4);
     ERR@K(u) = Σ_{k ≤ K} (1/k) R(i_k) Π_{l<k} (1 − R(i_l)). Unnormalised. METRICS.md §A.10.
     """
 
@@ -456,6 +464,9 @@ class ERR(_Leveled):
     FORMULA = "Σ_{k≤K} (1/k)·R(i_k)·Π_{l<k}(1 − R(i_l)); R = (2^g − 1)/2^{g_max}, g = 0 below τ"
     CITATION = "Chapelle, Metzler, Zhang & Grinspan 2009; RankSys ERRIA.ERRRelevanceModel"
     SECTION = "A.10"
+
+    def uses_max_grade(self) -> bool:
+        return True
 
     def compute(self, view):
         w = _width(view, self.cutoff)

@@ -28,7 +28,7 @@ def _rated(view: RunView) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(grades, scores, mask) of the judged items of each user's list; mask marks usable cells."""
     grades = view.grades
     scores = view.aligned.scores
-    mask = ~np.isnan(grades) & ~np.isnan(scores)
+    mask = view.judged & ~np.isnan(scores)  # judged: grade ≥ 0 (negative labels are pooled but unjudged)
     return grades, scores, mask
 
 

@@ -19,7 +19,7 @@ from recdiv.eval.metrics.expected import (
 )
 from recdiv.eval.params import DISC, DIST, REL, UNDEFINED
 
-__all__ = ["EILD", "ESSD", "ILD"]
+__all__ = ["EILD", "ESSD", "ILD", "ILS"]
 
 
 @register
@@ -97,6 +97,33 @@ class ILD(_Expected):
             num[sl] = d.sum(axis=(1, 2))
             den[sl] = defined.sum(axis=(1, 2))
         return _normalised(num, den)
+
+
+@register
+class ILS(_Expected):
+    """Intra-list similarity (Ziegler et al. 2005; LensKit `ILS`): the average pairwise similarity of a list.
+
+    ILS = (2 / (n(n − 1))) Σ_{k<l≤n} sim(i_k, i_l) with sim = 1 − d, a pair involving an item without features
+    counting as similarity 0 (LensKit's zero category vector) — so ILS = 1 − ILD(undefined=one) for n ≥ 2; a
+    single item gives 1 (LensKit), an empty list 0. dist=cosine is LensKit's cosine of unit-normalised category
+    vectors. METRICS.md §B.6.
+    """
+
+    NAME = "ILS"
+    FAMILY = "diversity"
+    HIGHER_IS_BETTER = False  # similarity within the list: lower is more diverse
+    PARAMS = (DIST,)
+    NEEDS = _Needs(("aspects",))
+    FORMULA = "2/(n(n−1)) Σ_{k<l} sim(i_k,i_l); sim = 0 for a featureless item; 1 for n = 1"
+    CITATION = "Ziegler et al., WWW 2005; LensKit ILS"
+
+    def _needs(self):
+        return _dist_needs(self.dist)
+
+    def compute(self, view):
+        n = (view.at(view.items, self.cutoff, fill=-1) >= 0).sum(axis=1)
+        ild_one = ILD(self.cutoff, dist=self.dist, undefined="one").compute(view)
+        return np.where(n >= 2, 1.0 - ild_one, np.where(n == 1, 1.0, 0.0))
 
 
 @register

@@ -80,6 +80,9 @@ class _Expected(PerUserMeasure):
     def _needs(self) -> tuple[str, ...]:
         return type(self).NEEDS
 
+    def uses_max_grade(self) -> bool:
+        return self.relevance.uses_max_grade
+
     @property
     def discount(self):
         return parse_discount(self.params.get("disc", "none"))

@@ -1,10 +1,12 @@
 """Intent-aware and aspect-based metrics (METRICS.md §C.1–C.7): α-nDCG (binary and graded), α-DCG, ERR-IA
-(RankSys style and ndeval style), nERR-IA, nDCG-IA, P-IA, S-recall and S-RR — computed for every evaluated
+(RankSys style and ndeval style), nERR-IA, nDCG-IA, P-IA, MAP-IA, S-recall and S-RR — computed for every evaluated
 user at once, at any cutoff (TREC's ndeval stops at 20). Shared machinery (aspect tables, intent weights,
 α-gains, greedy ideals): `recdiv.eval.metrics.intents`.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
@@ -28,7 +30,7 @@ from recdiv.eval.metrics.intents import (
 )
 from recdiv.eval.params import IDEAL_TIES, REDUNDANCY, WEIGHTS
 from recdiv.models.discount import LogDiscount, ReciprocalDiscount
-from recdiv.models.relevance import is_relevant, stop_probability
+from recdiv.models.relevance import is_judged, is_relevant, stop_probability
 
 GAIN = Param("gain", str, "binary", "relevance weight ĝ: 1, or r/r_max (graded α-nDCG [RECON])",
              choices=("binary", "graded"))
@@ -56,6 +58,9 @@ class AlphaNDCG(_AspectMeasure):
     CITATION = "Clarke et al., SIGIR 2008; Vargas 2012 thesis §3.5; ndeval"
     SECTION = "C.1, C.2"
 
+    def uses_max_grade(self) -> bool:
+        return self.gain == "graded"
+
     def compute(self, view):
         k = cutoff_of(self, view)
         graded = self.gain == "graded"
@@ -80,6 +85,9 @@ class AlphaDCG(_AspectMeasure):
     FORMULA = "Σ_k Σ_{a∈A(i_k)} rel·(1−α)^{c_{a,k−1}} / log2(k+1) [/ ideal-ideal]"
     CITATION = "Clarke et al., SIGIR 2008; ndeval"
     SECTION = "C.1"
+
+    def uses_max_grade(self) -> bool:
+        return self.gain == "graded"
 
     def compute(self, view):
         k = cutoff_of(self, view)
@@ -120,6 +128,9 @@ class ERRIA(_AspectMeasure):
     FORMULA = "Σ_a w_a Σ_k (1/k) R(i_k,a) Π_{l<k}(1 − R(i_l,a))"
     CITATION = "Chapelle et al., CIKM 2009; Agrawal et al., WSDM 2009; RankSys ERRIA; ndeval"
     SECTION = "C.3"
+
+    def uses_max_grade(self) -> bool:
+        return self.variant == "ranksys"
 
     def compute(self, view):
         k = cutoff_of(self, view)
@@ -217,12 +228,44 @@ class PIA(_AspectMeasure):
 
     def compute(self, view):
         k = cutoff_of(self, view)
-        w = intent_weights(view, self.weights, str(self))
-        space = aspect_space(view)
-        items, grades = run_arrays(view, k)
-        rel = is_relevant(grades, view.threshold)
-        u, _pos, a, _ = aspect_pairs(items, rel, aspect_index(view), space.n_aspects)
-        return np.bincount(u, weights=w[u, a], minlength=len(items)) / k
+        w, (u, _pos, a, _) = _relevant_pairs(self, view, k)
+        return np.bincount(u, weights=w[u, a], minlength=len(w)) / k
+
+
+def _relevant_pairs(measure, view, k: int):
+    """(intent weights (n, A), `aspect_pairs` of the relevant items of the run cut at K and their aspects)."""
+    w = intent_weights(view, measure.weights, str(measure))
+    space = aspect_space(view)
+    items, grades = run_arrays(view, k)
+    rel = is_relevant(grades, view.threshold)
+    return w, aspect_pairs(items, rel, aspect_index(view), space.n_aspects)
+
+
+@register
+class MAPIA(_AspectMeasure):
+    """Intent-aware average precision: MAP-IA@K = Σ_a w_a AP@K(u|a), AP(u|a) counting as relevant only the items of
+    Rel_u having a: AP@K(u|a) = (1/|Rel_{u,a}|) Σ_{k≤K, i_k∈Rel_u, a∈A(i_k)} |{l ≤ k : i_l ∈ Rel_u, a ∈ A(i_l)}|/k.
+
+    weights=uniform (default): 1/|A_u^rel| over A_u^rel — exactly ndeval's MAP-IA (binary relevance; ndeval has no
+    cutoff: MAP-IA without @K is the whole list). Agrawal et al., WSDM 2009; ndeval `computeMAP`. METRICS.md §C
+    (Example C: 0.388889).
+    """
+
+    NAME = "MAP-IA"
+    PARAMS = (replace(WEIGHTS, default="uniform"),)
+    FORMULA = "Σ_a w_a (1/|Rel_{u,a}|) Σ_{k≤K: i_k ∈ Rel_{u,a}} |R^k ∩ Rel_{u,a}| / k"
+    CITATION = "Agrawal et al., WSDM 2009; ndeval MAP-IA"
+    SECTION = "C.5"
+
+    def compute(self, view):
+        w, (u, pos, a, gstart) = _relevant_pairs(self, view, cutoff_of(self, view))
+        hits = np.arange(len(u)) - gstart + 1.0  # relevant items with a up to this one
+        prec = np.zeros(w.shape)
+        np.add.at(prec, (u, a), hits / (pos + 1.0))
+        indicator = aspect_space(view).indicator
+        n_rel_a = np.asarray((view.qrels.relevant(view.threshold)[view.users] @ indicator).todense())
+        ap = np.divide(prec, n_rel_a, out=np.zeros_like(prec), where=n_rel_a > 0)
+        return (w * ap).sum(axis=1)
 
 
 def _coverage(view, measure, k):
@@ -231,7 +274,7 @@ def _coverage(view, measure, k):
     n_target = relevant_aspects(view, judged=judged).sum(axis=1)
     space = aspect_space(view)
     items, grades = run_arrays(view, k)
-    ok = ~np.isnan(grades) if judged else is_relevant(grades, view.threshold)
+    ok = is_judged(grades) if judged else is_relevant(grades, view.threshold)
     u, pos, _a, gstart = aspect_pairs(items, ok, aspect_index(view), space.n_aspects)
     first = gstart == np.arange(len(u))
     return pos[first], u[first], n_target

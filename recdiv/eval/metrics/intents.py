@@ -62,12 +62,14 @@ def user_rows(view, interactions) -> np.ndarray:
     return interactions.users.lookup(view.qrels.users.id_of(view.users), missing="-1")
 
 
-def user_distribution(view, weighting: str, measure: str = "this measure") -> np.ndarray:
-    """(n, A) p(a|u) from the training profile (`count` or `rating` weighting, §E.11); uniform if absent."""
+def user_distribution(view, weighting: str, measure: str = "this measure",
+                      instead: str = "weights=uniform") -> np.ndarray:
+    """(n, A) p(a|u) from the training profile (`count` or `rating` weighting, §E.11); uniform if absent.
+    Without training data: ConfigError naming the measure and the parameter setting (`instead`) that needs none."""
     train = view.context.train
     if train is None:
         raise ConfigError(f"{measure} needs `train` in the evaluation context for profile intent weights "
-                          "(e.g. --train FILE), or use weights=uniform")
+                          f"(e.g. --train FILE), or use {instead}")
     space = aspect_space(view)
     dist = view.context.cache.get(("p(a|u)", weighting, space, train),
                                   lambda: user_aspect_distribution(space, train, weighting))

@@ -292,12 +292,12 @@ def greedy_alpha_ideal(users, q_indptr, q_indices, q_data, threshold, graded, r_
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def relevant_aspect_kernel(users, q_indptr, q_indices, q_data, threshold, judged, atab,
                            n_asp):  # pragma: no cover - compiled
-    """(n, A) bool: aspects of the user's relevant (or, when `judged`, all judged) items."""
+    """(n, A) bool: aspects of the user's relevant (or, when `judged`, all judged: grade ≥ 0) items."""
     out = np.zeros((len(users), n_asp + 1), dtype=np.bool_)
     for r in range(len(users)):
         u = users[r]
         for j in range(q_indptr[u], q_indptr[u + 1]):
-            if judged or q_data[j] >= threshold:
+            if (judged and q_data[j] >= 0.0) or q_data[j] >= threshold:
                 it = q_indices[j]
                 for s in range(atab.shape[1]):
                     out[r, atab[it, s]] = True

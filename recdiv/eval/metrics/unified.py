@@ -29,13 +29,14 @@ from recdiv.eval.metrics.intents import (
 from recdiv.eval.params import IDEAL_TIES
 from recdiv.models.discount import LogDiscount
 from recdiv.models.intent import aspect_distribution
-from recdiv.models.relevance import is_relevant
+from recdiv.models.relevance import is_judged, is_relevant
 
 
 def item_probabilities(grades: np.ndarray, alpha: float, beta: float, r_max: float, threshold: float,
                        nonrel_to_zero: bool) -> np.ndarray:
-    """P(a|u,i) for a ∈ A(i) (eq. 5–6): α for unjudged items, β·r/r_max for judged ones (NaN grade = unjudged)."""
-    judged = ~np.isnan(grades)
+    """P(a|u,i) for a ∈ A(i) (eq. 5–6): α for unjudged items, β·r/r_max for judged ones (NaN grade = unjudged; a
+    negative label is pooled but unjudged)."""
+    judged = is_judged(grades)
     r = np.nan_to_num(grades)
     if nonrel_to_zero:
         r = np.where(is_relevant(grades, threshold), r, 0.0)
@@ -45,7 +46,7 @@ def item_probabilities(grades: np.ndarray, alpha: float, beta: float, r_max: flo
 def gamma_weights(view, source: str, measure: str = "ab-nDCG") -> np.ndarray:
     """(n, A) γ_a^u (eq. 9): rating-weighted aspect distribution of the training profile or of the test items."""
     if source == "train":
-        return user_distribution(view, "rating", measure)
+        return user_distribution(view, "rating", measure, instead="gamma_source=test")
     space = aspect_space(view)
     mass = np.asarray((view.qrels.matrix[view.users] @ space.indicator).todense(), dtype=np.float64)
     return aspect_distribution(mass, mass.sum(axis=1, keepdims=True), space.n_aspects)
@@ -88,6 +89,9 @@ class AlphaBetaNDCG(PerUserMeasure):
     SECTION = "C.11"
     FAMILY = "unified"
     NEEDS = ("aspects",)
+
+    def uses_max_grade(self) -> bool:
+        return True
 
     def _probs(self, view, items, grades):
         p = item_probabilities(grades, self.alpha, self.beta, view.max_grade, view.threshold, self.nonrel_to_zero)

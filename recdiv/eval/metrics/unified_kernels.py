@@ -28,7 +28,10 @@ from recdiv.jit import per_user_kernel
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def _judged_probability(grade, beta, r_max, threshold, nonrel_to_zero):  # pragma: no cover - compiled
-    """P(a|u,i) = β·r/r_max of a judged item (eq. 6); r < τ counts as 0 with `nonrel_to_zero`."""
+    """P(a|u,i) = β·r/r_max of a judged item (eq. 6); r < τ counts as 0 with `nonrel_to_zero`; NaN for a negative
+    label (pooled but unjudged: the caller's unjudged case)."""
+    if grade < 0.0:
+        return np.nan
     r = grade if (grade >= threshold or not nonrel_to_zero) else 0.0
     return beta * r / r_max
 
