@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import tempfile
 from pathlib import Path
 
 from recdiv.errors import ConfigError, DataError
@@ -17,13 +18,16 @@ from recdiv.errors import ConfigError, DataError
 
 def write_error(e: OSError, path: str | Path) -> DataError:
     """A DataError naming `path` for an OSError raised while writing it (never a traceback for the user's disk)."""
-    reason = {errno.ENOSPC: "no space left on the device", errno.EDQUOT: "disk quota exceeded",
-              errno.EACCES: "permission denied", errno.EPERM: "operation not permitted",
-              errno.EROFS: "read-only file system", errno.ENOTDIR: "a part of the path is not a folder",
-              errno.EISDIR: "is a folder, expected a file", errno.ENOENT: "a part of the path does not exist",
-              errno.ENAMETOOLONG: "file name too long",
-              errno.EEXIST: "a file is in the way of a folder of the path"}.get(e.errno, e.strerror or str(e))
-    return DataError(f"cannot write: {reason}", path)
+    return DataError(f"cannot write: {_reason(e)}", path)
+
+
+def _reason(e: OSError) -> str:
+    return {errno.ENOSPC: "no space left on the device", errno.EDQUOT: "disk quota exceeded",
+            errno.EACCES: "permission denied", errno.EPERM: "operation not permitted",
+            errno.EROFS: "read-only file system", errno.ENOTDIR: "a part of the path is not a folder",
+            errno.EISDIR: "is a folder, expected a file", errno.ENOENT: "a part of the path does not exist",
+            errno.ENAMETOOLONG: "file name too long",
+            errno.EEXIST: "a file is in the way of a folder of the path"}.get(e.errno, e.strerror or str(e))
 
 
 def _nearest_existing(path: Path) -> Path:
@@ -38,8 +42,20 @@ def _check_parent(path: Path, option: str) -> None:
     base = _nearest_existing(path.parent)
     if not base.is_dir():
         raise ConfigError(f"{option} {path}: cannot write there: {base} is not a folder")
-    if not os.access(base, os.W_OK | os.X_OK):
-        raise ConfigError(f"{option} {path}: cannot write there: no permission to create files in {base}")
+    _check_writable(base, f"{option} {path}: cannot write there")
+
+
+def _check_writable(folder: Path, what: str) -> None:
+    """We may create files in `folder`: the permission bits, then a real (anonymous) temporary file, which also
+    catches what the bits do not show (a read-only file system, a virtual one such as /proc, ACLs, root on NFS)."""
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError(f"{what}: no permission to create files in {folder}")
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as e:
+        reason = "" if e.errno == errno.ENOENT else f" ({_reason(e)})"  # what /proc answers: nothing to add
+        raise ConfigError(f"{what}: cannot create files in {folder}{reason}") from None
 
 
 def check_output_file(path: str | Path, option: str = "-o") -> Path:
@@ -61,8 +77,7 @@ def check_output_dir(path: str | Path, option: str = "--out") -> Path:
     if path.exists() or path.is_symlink():
         if not path.is_dir():
             raise ConfigError(f"{option} {path}: not a folder")
-        if not os.access(path, os.W_OK | os.X_OK):
-            raise ConfigError(f"{option} {path}: no permission to write in this folder")
+        _check_writable(path, f"{option} {path}")
         return path
     _check_parent(path, option)
     return path

@@ -3,6 +3,8 @@ no traceback, nothing written — and before any work. Genuine bugs are not hidd
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from recdiv.cli import main
@@ -91,6 +93,43 @@ def test_outputs_are_checked_before_any_work(files, capsys, monkeypatch):
 
     monkeypatch.setattr(recommend, "_load", lambda args: pytest.fail("work started before -o was checked"))
     _error([*REC, "-o", "adir"], capsys)
+
+
+@pytest.mark.parametrize("argv", [[*REC, "-o", "locked/x.run"], [*CMP, "-o", "locked/sub/x.txt"],
+                                  ["run", "x.toml", "--out", "locked"], ["demo", "--out", "locked/demo"]])
+def test_an_unwritable_output_is_refused_before_any_work(files, capsys, monkeypatch, argv):
+    """A folder where no file can be created (a read-only file system: what the permission bits do not show, and
+    what root meets too) is refused when the options are checked, naming the option and the folder."""
+    import errno
+    import tempfile
+
+    from recdiv.cli import recommend
+
+    (files / "locked").mkdir()
+    (files / "x.toml").write_text('name = "x"\n[[datasets]]\nname = "synthetic:tiny"\n[[recommenders]]\n'
+                                  'name = "pop"\n[metrics]\nmeasures = ["P@5"]\n', "utf-8")
+    real = tempfile.TemporaryFile
+
+    def read_only(*args, dir=None, **kw):
+        if dir is not None and Path(dir).resolve() == (files / "locked").resolve():
+            raise OSError(errno.EROFS, "Read-only file system")
+        return real(*args, dir=dir, **kw)
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", read_only)
+    monkeypatch.setattr(recommend, "_load", lambda args: pytest.fail("work started before -o was checked"))
+    err = _error(argv, capsys)
+    assert f"cannot create files in {Path('locked')} (read-only file system)" in err
+    assert [p.name for p in (files / "locked").iterdir()] == []
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="Linux's /proc")
+def test_an_output_in_a_virtual_file_system_is_refused_before_any_work(files, capsys, monkeypatch):
+    """/proc lets root pass every permission check, yet no file can be created there."""
+    from recdiv.cli import recommend
+
+    monkeypatch.setattr(recommend, "_load", lambda args: pytest.fail("work started before -o was checked"))
+    assert "-o /proc/recdiv-x.run: cannot write there: cannot create files in /proc" in _error(
+        [*REC, "-o", "/proc/recdiv-x.run"], capsys)
 
 
 def test_a_failed_write_is_a_clean_error(files, capsys, monkeypatch):

@@ -24,7 +24,6 @@ import multiprocessing.forkserver
 import multiprocessing.util
 import os
 import select
-import shutil
 import threading
 import time
 from collections import Counter
@@ -39,6 +38,7 @@ from recdiv.experiment.cache import Store, frame_bytes, hash_config, write_bytes
 from recdiv.experiment.checks import check_executor, check_run
 from recdiv.experiment.config import ExperimentConfig, RecommenderSpec, fmt_param
 from recdiv.experiment.folder import begin_commit, end_commit
+from recdiv.experiment.janitor import TEMPDIR_ENV
 from recdiv.experiment.selection import selected_params
 from recdiv.experiment.stages import (
     SYSTEM_LEVEL_USER,
@@ -277,7 +277,7 @@ def _ray_task(task: Task) -> Counter:
     return run_task(task)
 
 
-def _worker_init(parent: int | None = None, parent_tempdir: str | None = None) -> None:
+def _worker_init(parent: int | None = None) -> None:
     """Worker processes: one thread each for the native libraries (the pool provides the parallelism); local
     workers also end with the run's main process `parent` (see `_die_with`)."""
     for var, value in WORKER_THREAD_ENV.items():
@@ -287,17 +287,16 @@ def _worker_init(parent: int | None = None, parent_tempdir: str | None = None) -
 
         threadpool_limits(1)
     if parent is not None:
-        _die_with(parent, parent_tempdir)
+        _die_with(parent)
 
 
-def _die_with(parent: int, parent_tempdir: str | None) -> None:
-    """End this worker when process `parent` ends, however it ends (SIGKILL included), and remove the parent's
-    multiprocessing temporary folder (``pymp-*``, which the parent's exit handlers would have removed).
+def _die_with(parent: int) -> None:
+    """End this worker when process `parent` ends, however it ends (SIGKILL included).
 
-    A pool worker is a child of the forkserver, not of the main process, and the forkserver itself lives as long as
-    any worker does, so neither a parent-death signal nor the pool's own pipes notice a killed main process. A
-    daemon thread waits on a pidfd of the main process (Linux ≥ 5.3; elsewhere it polls the pid once a second) and
-    exits the worker at once; the forkserver and multiprocessing's resource tracker then end by themselves."""
+    A pool worker is a child of the forkserver, not of the main process, so neither a parent-death signal nor the
+    pool's own pipes notice a killed main process. A daemon thread waits on a pidfd of the main process (Linux ≥
+    5.3; elsewhere it polls the pid once a second) and exits the worker at once; the forkserver (which then removes
+    the temporary folder, `recdiv.experiment.janitor`) and multiprocessing's resource tracker end by themselves."""
     def watch() -> None:
         try:
             fd = os.pidfd_open(parent)
@@ -311,8 +310,6 @@ def _die_with(parent: int, parent_tempdir: str | None) -> None:
                     time.sleep(1.0)
         if fd is not None and fd >= 0:
             select.select([fd], [], [])
-        if parent_tempdir:
-            shutil.rmtree(parent_tempdir, ignore_errors=True)
         os._exit(1)
 
     threading.Thread(target=watch, name="recdiv-parent-watch", daemon=True).start()
@@ -327,16 +324,22 @@ def make_executor(jobs: int, backend: str):
     # forkserver: workers fork from a clean server process that has imported recdiv's stage modules once (no
     # inherited threads or locks, as with plain fork; no per-worker import cost, as with spawn)
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["recdiv.experiment.stages", "recdiv.eval", "recdiv.algorithms.registry",
-                                "recdiv.diversifiers.registry", "recdiv.data.load", "recdiv.data.splits"])
+    # the janitor removes the temporary folder when the forkserver ends, even after a SIGKILL of this process
+    ctx.set_forkserver_preload(["recdiv.experiment.janitor", "recdiv.experiment.stages", "recdiv.eval",
+                                "recdiv.algorithms.registry", "recdiv.diversifiers.registry", "recdiv.data.load",
+                                "recdiv.data.splits"])
     try:
         tempdir = multiprocessing.util.get_temp_dir()  # where the forkserver's socket lives (removed at a normal exit)
-        multiprocessing.forkserver.ensure_running()
+        os.environ[TEMPDIR_ENV] = f"{os.getpid()}:{tempdir}"
+        try:
+            multiprocessing.forkserver.ensure_running()
+        finally:
+            del os.environ[TEMPDIR_ENV]
     except OSError as e:  # e.g. "AF_UNIX path too long" under a long TMPDIR
         raise ConfigError(f"--jobs {jobs}: cannot start the worker processes ({e}; a shorter TMPDIR may help)") \
             from None
     return cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init,
-                                  initargs=(os.getpid(), tempdir))
+                                  initargs=(os.getpid(),))
 
 
 class Scheduler:

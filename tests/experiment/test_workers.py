@@ -45,6 +45,25 @@ def _wait_for(predicate, seconds: float, what: str) -> None:
         time.sleep(0.05)
 
 
+def _kill_and_check(proc: subprocess.Popen, mark: str, tmp: Path) -> None:
+    """SIGKILL the main process; then every process it started ends and `tmp` (its TMPDIR) is left empty."""
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    _wait_for(lambda: not _marked(mark), 30, "the workers, forkserver and resource tracker to end")
+    assert not list(tmp.iterdir()), f"temporary files left behind: {list(tmp.iterdir())}"
+
+
+def _clean_up(proc: subprocess.Popen, mark: str, tmp: Path) -> None:
+    """Never leave processes or folders behind, even when the test fails."""
+    shutil.rmtree(tmp, ignore_errors=True)
+    for pid in _marked(mark):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
 def test_sigkill_of_the_main_process_leaves_no_worker_and_no_temporary_folder(tmp_path):
     toml = tmp_path / "small.toml"
     toml.write_text(SMALL_TOML, "utf-8")
@@ -62,18 +81,59 @@ def test_sigkill_of_the_main_process_leaves_no_worker_and_no_temporary_folder(tm
                   120, "the worker processes")
         assert proc.poll() is None, f"the run ended before it could be killed: {log.read_text(errors='replace')}"
         assert list(tmp.glob("pymp-*")), "multiprocessing's temporary folder is where the test looks for it"
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        _wait_for(lambda: not _marked(mark), 30, "the workers, forkserver and resource tracker to end")
-        assert not list(tmp.iterdir()), f"temporary files left behind: {list(tmp.iterdir())}"
+        _kill_and_check(proc, mark, tmp)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        for pid in _marked(mark):  # never leave processes behind, even when the test fails
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        _clean_up(proc, mark, tmp)
+
+
+IDLE_POOL = """
+import time
+from recdiv.experiment.runner import make_executor
+pool = make_executor(2, "local")  # the forkserver is up; no worker has started yet
+print("ready", flush=True)
+time.sleep(600)
+"""
+
+
+def test_sigkill_before_any_worker_started_leaves_no_temporary_folder(tmp_path):
+    """The forkserver (and its ``pymp-*`` folder) starts before the first task; a SIGKILL then, with no worker to
+    notice it, must not leave the folder behind (`recdiv.experiment.janitor`)."""
+    tmp = Path(tempfile.mkdtemp(prefix="rd-", dir="/tmp"))
+    mark = uuid.uuid4().hex
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp), "RECDIV_TEST_MARK": mark}
+    proc = subprocess.Popen([sys.executable, "-c", IDLE_POOL], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        assert proc.stdout.readline() == b"ready\n"
+        assert list(tmp.glob("pymp-*")), "multiprocessing's temporary folder is where the test looks for it"
+        _kill_and_check(proc, mark, tmp)
+    finally:
+        _clean_up(proc, mark, tmp)
+        proc.stdout.close()
+
+
+def test_only_the_forkserver_acts_on_the_janitor_variable(tmp_path, monkeypatch):
+    """The main process that set the variable does not act on it; the forkserver does, removes it from its
+    environment (so the workers it forks, and their subprocesses, never see it) and removes pymp-* folders only."""
+    import importlib
+
+    from recdiv.experiment import janitor
+
+    folder = tmp_path / "pymp-keep"
+    folder.mkdir()
+    registered = []
+    monkeypatch.setattr("atexit.register", lambda *a: registered.append(a))
+    monkeypatch.setenv(janitor.TEMPDIR_ENV, f"{os.getpid()}:{folder}")  # the main process itself
+    importlib.reload(janitor)
+    assert registered == [] and os.environ[janitor.TEMPDIR_ENV]
+    monkeypatch.setenv(janitor.TEMPDIR_ENV, f"{os.getppid()}:{folder}")  # as the forkserver sees it
+    importlib.reload(janitor)
+    assert [a[1] for a in registered] == [str(folder)] and janitor.TEMPDIR_ENV not in os.environ
+    registered.clear()
+    monkeypatch.setenv(janitor.TEMPDIR_ENV, f"{os.getppid()}:{tmp_path}")  # never a folder but pymp-*
+    importlib.reload(janitor)
+    assert registered == []
+    assert folder.exists()
 
 
 def test_worker_processes_that_cannot_start_are_a_clean_error(tmp_path):
