@@ -13,7 +13,9 @@ undefined (NaN) with fewer than `min_common` (default 2) co-rated users or a con
 
 Vectorised with sparse products of item-centred ratings X and the indicator B (Pearson is invariant to a
 per-item shift, and centring keeps the moment sums well conditioned): over co-rated users,
-n = BᵀB, Sx = XᵀB, Sxx = (X∘X)ᵀB, Sxy = XᵀX, then cov = Sxy − Sx·Syᵀ/n, var_x = Sxx − Sx²/n.
+n = BᵀB, Sx = XᵀB, Sxx = (X∘X)ᵀB, Sxy = XᵀX, then cov = Sxy − Sx·Syᵀ/n, var_x = Sxx − Sx²/n. Catalogs of at
+most 4,096 items keep the whole matrix; larger ones compute the same sums for the pairs asked only (a compiled
+loop over co-rating users, in the order of the sparse products, so the values are the same).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from recdiv.registry import Registry
 
 _CHUNK_ELEMS = 20_000_000  # bound on n·k·m·features floats per chunk
 _FULL_LIMIT = 4096  # Pearson: cache the whole item × item matrix up to this many items
-_BLOCK = 4_000_000  # Pearson: floats per block of the sparse moment products
+_PAIRS = 2_000_000  # Pearson over larger catalogs: item pairs per call of the co-rating kernel
 
 
 class ItemSimilarity:
@@ -185,7 +187,32 @@ class RatingPearson(ItemSimilarity):
         n = prod(ba, bb)
         sx, sy = prod(xa, bb), prod(ba, xb)
         sxx, syy = prod(xa2, bb), prod(ba, xb2)
-        sxy = prod(xa, xb)
+        return self._similarity(n, sx, sy, sxx, syy, prod(xa, xb))
+
+    def paired(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """(n, k, m) similarities of the pairs (a[r, p], b[r, q]) only (−1 = padding, NaN): the co-rating sums of
+        each pair (`similarity_kernels.pearson_sums`), ~_PAIRS pairs at a time. The same values as `matrix`."""
+        from recdiv.aspects.similarity_kernels import pearson_sums  # numba loads when a kernel runs
+
+        a = np.asarray(a, dtype=np.int64)
+        b = np.asarray(b, dtype=np.int64)
+        n, k, m = a.shape[0], a.shape[1], b.shape[1]
+        out = np.full((n, k, m), np.nan)
+        if not (n and k and m):
+            return out
+        x = self._x
+        indptr, users = x.indptr.astype(np.int64), x.indices.astype(np.int64)
+        rows = max(1, _PAIRS // (k * m))
+        cols = k if k * m <= _PAIRS else max(1, _PAIRS // m)
+        for lo in range(0, n, rows):
+            for c0 in range(0, k, cols):
+                sums = pearson_sums(indptr, users, x.data, np.ascontiguousarray(a[lo : lo + rows, c0 : c0 + cols]),
+                                    np.ascontiguousarray(b[lo : lo + rows]), x.shape[0])
+                out[lo : lo + rows, c0 : c0 + cols] = self._similarity(*sums)
+        return out
+
+    def _similarity(self, n, sx, sy, sxx, syy, sxy) -> np.ndarray:
+        """(1 + ρ) / 2 from the co-rating sums (module docstring), NaN where undefined."""
         with np.errstate(invalid="ignore", divide="ignore"):
             cov = sxy - sx * sy / n
             vx = sxx - sx * sx / n
@@ -206,25 +233,12 @@ class RatingPearson(ItemSimilarity):
         b = np.asarray(b, dtype=np.int64)
         if a.ndim == 1:
             return self.sim(a[None], b[None])[0]
-        out = np.full((len(a), a.shape[1], b.shape[1]), np.nan)
         if self._n_items <= _FULL_LIMIT:
             full = self.full()
             va, vb = a >= 0, b >= 0
             s = full[np.maximum(a, 0)[:, :, None], np.maximum(b, 0)[:, None, :]]
             return np.where(va[:, :, None] & vb[:, None, :], s, np.nan)
-        # distinct items of a block of `step` users: at most step·k_a × step·k_b
-        step = max(1, int(np.sqrt(_BLOCK / max(1, a.shape[1] * b.shape[1]))))
-        for lo in range(0, len(a), step):
-            ca, cb = a[lo : lo + step], b[lo : lo + step]
-            ua, ub = np.unique(ca[ca >= 0]), np.unique(cb[cb >= 0])
-            if not (len(ua) and len(ub)):
-                continue
-            blk = self.matrix(ua, ub)
-            ia = np.minimum(np.searchsorted(ua, np.maximum(ca, 0)), len(ua) - 1)
-            ib = np.minimum(np.searchsorted(ub, np.maximum(cb, 0)), len(ub) - 1)
-            s = blk[ia[:, :, None], ib[:, None, :]]
-            out[lo : lo + step] = np.where((ca >= 0)[:, :, None] & (cb >= 0)[:, None, :], s, np.nan)
-        return out
+        return self.paired(a, b)
 
 
 #: the item similarities by name (`recdiv.registry`): cosine and jaccard over an aspect space, latent-cosine over

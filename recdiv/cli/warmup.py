@@ -74,6 +74,10 @@ def _workload(folder: Path) -> None:
         except ConfigError:  # needs context this workload does not have (e.g. latent-factor similarity)
             continue
         names.append(str(m))
+    # Pearson over catalogs larger than synthetic:tiny's: the pair kernel
+    from recdiv.aspects.similarity import RatingPearson
+
+    RatingPearson(split.train).paired(cands.items[:2, :3], cands.items[:2, :4])
     # the command-line path: files read into compact arrays (other argument types than the in-memory path)
     write_rankings(cands, folder / "run")
     write_trec_qrels(qrels.to_frame(), folder / "qrels")

@@ -40,7 +40,7 @@ __all__ = [
     "user_frequency",
 ]
 
-_CHUNK = 8_000_000  # bound on dense floats per block
+_PAIRS = 2_000_000  # ProfileDistance blocks: item pairs per block (a similarity builds several such arrays)
 
 
 def user_frequency(train: Interactions) -> tuple[np.ndarray, int, int]:
@@ -183,31 +183,40 @@ class ProfileDistance:
         return self._blocks(users, items)
 
     def _blocks(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:
+        """The sums with the similarities of each user's own pairs only, (list item, profile signature): sim of
+        the (c, K) lists against the (c, P) padded profiles of a block of users, then Σ_j w_uj·sim and Σ_j w_uj over
+        the profile in ascending signature order (the order of the sparse product W · Sᵀ)."""
         out = np.zeros(items.shape)
         valid = items >= 0
-        if not valid.any():
+        p = self.profile
+        lengths = np.diff(p.indptr)[users]
+        width = int(lengths.max()) if len(users) else 0
+        if not (valid.any() and width):
             return out
-        sig = np.where(valid, self.signature[np.maximum(items, 0)], 0)
-        queried, q_of = np.unique(sig[valid], return_inverse=True)
-        col = np.zeros(items.shape, dtype=np.int64)
-        col[valid] = q_of
         reps = self.representative
-        s = np.empty((len(queried), len(reps)))
-        step = max(1, _CHUNK // max(len(reps), 1))
-        for lo in range(0, len(queried), step):
-            s[lo : lo + step] = self.similarity.sim(reps[queried[lo : lo + step]][None], reps[None])[0]
-        defined = ~np.isnan(s) if self.undefined == "skip" else np.ones(s.shape, dtype=bool)
-        s = np.nan_to_num(s, nan=0.0)
-        step = max(1, _CHUNK // max(len(queried), 1))
+        listed = np.where(valid, reps[self.signature[np.maximum(items, 0)]], -1)
+        step = max(1, _PAIRS // (items.shape[1] * width))
         for lo in range(0, len(users), step):
-            p = self.profile[users[lo : lo + step]]
-            num = np.asarray(p @ s.T)  # Σ w · sim
-            den = np.asarray(p @ defined.T.astype(np.float64))  # Σ w over defined pairs
-            r = np.arange(len(num))[:, None]
-            n_, d_ = num[r, col[lo : lo + step]], den[r, col[lo : lo + step]]
+            blk = slice(lo, lo + step)
+            rows = p[users[blk]]
+            counts = np.diff(rows.indptr)
+            r = np.repeat(np.arange(len(counts)), counts)
+            at = np.arange(rows.nnz) - np.repeat(rows.indptr[:-1], counts)
+            profile = np.full((len(counts), width), -1, dtype=np.int64)
+            profile[r, at] = reps[rows.indices]
+            w = np.zeros((len(counts), width))
+            w[r, at] = rows.data
+            s = self.similarity.sim(listed[blk], profile)  # (c, K, P)
+            defined = ~np.isnan(s) if self.undefined == "skip" else np.ones(s.shape, dtype=bool)
+            s = np.nan_to_num(s, nan=0.0)
+            num, den = np.zeros(s.shape[:2]), np.zeros(s.shape[:2])
+            for j in range(width):  # one profile position at a time: the sparse product's order of addition
+                wj = w[:, j][:, None]
+                num += wj * s[:, :, j]  # Σ w · sim
+                den += wj * defined[:, :, j]  # Σ w over defined pairs
             with np.errstate(invalid="ignore", divide="ignore"):
-                val = np.where(d_ > 0, (d_ - n_) / np.where(d_ > 0, d_, 1.0), 0.0)
-            out[lo : lo + step] = np.where(valid[lo : lo + step], val, 0.0)
+                val = np.where(den > 0, (den - num) / np.where(den > 0, den, 1.0), 0.0)
+            out[blk] = np.where(valid[blk], val, 0.0)
         return out
 
 

@@ -62,10 +62,25 @@ def test_sim_blocks_padding_and_large_catalog_path(monkeypatch):
                 if a[u, x] >= 0 and b[u, y] >= 0:
                     e = _scipy_sim(mask, r, a[u, x], b[u, y])
                     assert (np.isnan(e) and np.isnan(full[u, x, y])) or full[u, x, y] == pytest.approx(e, abs=1e-12)
-    monkeypatch.setattr(pearson_mod, "_FULL_LIMIT", 0)  # force the per-block path of big catalogs
-    monkeypatch.setattr(pearson_mod, "_BLOCK", 12)
-    blocks = RatingPearson(train).sim(a, b)
-    np.testing.assert_allclose(blocks, full, atol=1e-12)
+    monkeypatch.setattr(pearson_mod, "_FULL_LIMIT", 0)  # force the pair path of big catalogs
+    for pairs in (2, 5, 12, 10_000):  # chunks of columns, of rows, one call
+        monkeypatch.setattr(pearson_mod, "_PAIRS", pairs)
+        np.testing.assert_array_equal(RatingPearson(train).sim(a, b), full)  # the same bits as the sparse products
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_paired_sums_equal_sparse_products_bit_for_bit(seed):
+    train, _, _ = _data(seed, n_users=60, n_items=30)
+    sim = RatingPearson(train)
+    every = np.arange(30)
+    whole = sim.matrix(every, every)
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-1, 30, size=(7, 9))
+    b = rng.integers(-1, 30, size=(7, 11))
+    got = sim.paired(a, b)
+    want = np.where((a >= 0)[:, :, None] & (b >= 0)[:, None, :],
+                    whole[np.maximum(a, 0)[:, :, None], np.maximum(b, 0)[:, None, :]], np.nan)
+    np.testing.assert_array_equal(got, want)
 
 
 def test_min_common_and_registry():

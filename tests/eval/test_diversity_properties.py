@@ -14,6 +14,7 @@ from recdiv.aspects.similarity import Jaccard, LatentCosine, SetCosine
 from recdiv.eval.catalog import parse_measure
 from recdiv.eval.context import EvalContext
 from recdiv.eval.metrics import novelty as nd
+from recdiv.models import novelty as novelty_models
 from recdiv.models.discount import parse_discount
 from tests.eval.test_novelty_properties import (
     DISCS,
@@ -122,17 +123,20 @@ def test_eild_without_rank_and_relevance_is_ild(w, dist):
 @SETTINGS
 @given(worlds(), st.sampled_from(DISCS), st.sampled_from(RELS), st.sampled_from(["skip", "one"]))
 def test_signature_kernels_equal_similarity_blocks(w, disc, rel, undefined):
-    """The compiled signature path and the fallback over `ItemSimilarity.sim` blocks agree."""
+    """The compiled signature path and the fallback over `ItemSimilarity.sim` blocks agree (one block of users,
+    and one user per block: EPD's blocks take only the pairs of their own lists and profiles)."""
     names = [with_cutoff(eild_name("jaccard", disc, rel, undefined), w["K"]),
              with_cutoff(f"ILD(undefined={undefined})", w["K"]),
              with_cutoff(f"EPD(disc={disc},rel={rel},undefined={undefined})", w["K"])]
     fast = [parse_measure(n).per_user(w["run"], w["qrels"], w["ctx"]) for n in names]
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(nd, "_signature_distances", lambda *a, **k: None)
-        ctx = EvalContext(train=w["train"], aspects=w["aspects"], previous=w["prev"], scale=(1, 5))
-        slow = [parse_measure(n).per_user(w["run"], w["qrels"], ctx) for n in names]
-    for n, a, b in zip(names, fast, slow):
-        np.testing.assert_allclose(a, b, atol=1e-12, err_msg=n)
+    for pairs in (novelty_models._PAIRS, 1):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(nd, "_signature_distances", lambda *a, **k: None)
+            mp.setattr(novelty_models, "_PAIRS", pairs)
+            ctx = EvalContext(train=w["train"], aspects=w["aspects"], previous=w["prev"], scale=(1, 5))
+            slow = [parse_measure(n).per_user(w["run"], w["qrels"], ctx) for n in names]
+        for n, a, b in zip(names, fast, slow):
+            np.testing.assert_allclose(a, b, atol=1e-12, err_msg=f"{n} (pairs per block {pairs})")
 
 
 @SETTINGS

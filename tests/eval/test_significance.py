@@ -244,6 +244,18 @@ def test_scale_invariance(d, c, test):
     assert p1 == pytest.approx(p2, abs=1e-9)
 
 
+def test_bootstrap_ties_do_not_depend_on_scale():
+    # resampling [0, 0, 1] as (1, 1, 0) gives t* = t_obs exactly: rounding at ×10 once decided that tie the other way
+    p = [paired_test(np.array([0.0, 0.0, 1.0]) * c, None, "bootstrap", n_samples=400, seed=2).p_value
+         for c in (1.0, 10.0, 0.1, 4.0)]
+    assert p == [p[0]] * 4
+    # independent count over the same draws: w = (−1/3, −1/3, 2/3); the 1 drawn once gives mean(w*) = 0, t* = 0;
+    # twice gives w* with the mean and sd of d, t* = t_obs (the tie); never or thrice gives sd 0, |t*| = ∞
+    idx = np.random.default_rng(2).integers(0, 3, size=(400, 3))
+    n_one = (idx == 2).sum(axis=1)
+    assert p[0] == pytest.approx(np.isin(n_one, (0, 2, 3)).mean(), abs=1e-12)
+
+
 @settings(max_examples=20, deadline=None)
 @given(st.lists(st.floats(-1, 1, allow_nan=False), min_size=20, max_size=40), st.integers(0, 2**31))
 def test_same_seed_same_pvalues(d, seed):

@@ -50,7 +50,7 @@ class EILD(_Expected):
         sd = _signature_distances(view.context, sim, len(view.rankings.item_vocab), self.undefined)
         if sd is None:
             term = np.zeros(items.shape)
-            for sl, d, defined in _distance_blocks(sim, items, valid, self.undefined):
+            for sl, d, defined in _distance_blocks(sim, items, valid, self.undefined, view):
                 rd = discount.relative(valid[sl], prel[sl])
                 w = rd * prel[sl][:, None, :] * defined
                 term[sl] = _normalised((w * d).sum(axis=2), w.sum(axis=2))
@@ -93,7 +93,7 @@ class ILD(_Expected):
 
             return ild(len(items), sd.of(items), sd.distance, work=items.size * items.shape[1])
         num, den = np.zeros(len(items)), np.zeros(len(items))
-        for sl, d, defined in _distance_blocks(sim, items, items >= 0, self.undefined):
+        for sl, d, defined in _distance_blocks(sim, items, items >= 0, self.undefined, view):
             num[sl] = d.sum(axis=(1, 2))
             den[sl] = defined.sum(axis=(1, 2))
         return _normalised(num, den)

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = ["DISTANCES", "resolve_similarity"]
 
 _BLOCK = 2_000_000  # floats per (users × K × K) distance block
+_CACHED_PAIRS = 25_000_000  # list similarities kept with a run view up to this many floats (200 MB)
 def _cached(context: EvalContext, key: tuple, build):
     """The model under `key` in the context's cache, built once."""
     return context.cache.get(("novelty framework", *key), build)
@@ -130,15 +131,22 @@ def _signature_distances(context: EvalContext, sim: ItemSimilarity, n_items: int
                    lambda: SignatureDistances.build(sim, n_items, undefined))
 
 
-def _distance_blocks(sim: ItemSimilarity, items: np.ndarray, valid: np.ndarray, undefined: str):
+def _distance_blocks(sim: ItemSimilarity, items: np.ndarray, valid: np.ndarray, undefined: str,
+                     view: RunView | None = None):
     """Yield (slice, d, defined) over user chunks: d (c, K, K) distances, 0 where not `defined`.
-    The fallback when the signature matrix would be too large (e.g. latent factors of a big catalog)."""
+    The fallback when the signature matrix would be too large (e.g. Pearson or latent factors of a big catalog).
+    With a `view`, the similarities within its lists are kept with the view when they fit in _CACHED_PAIRS floats,
+    so that the measures of one run (EILD and ILD variants) compute them once."""
     K = items.shape[1]
     step = max(1, _BLOCK // max(1, K * K))
     off = ~np.eye(K, dtype=bool)
+
+    cached = None
+    if view is not None and items.size * K <= _CACHED_PAIRS:
+        cached = view.memo(("list similarities", sim, K), lambda: _list_similarities(sim, items, step))
     for lo in range(0, len(items), step):
         sl = slice(lo, lo + step)
-        s = sim.sim(items[sl], items[sl])
+        s = cached[sl] if cached is not None else sim.sim(items[sl], items[sl])
         if undefined == "skip":
             defined = ~np.isnan(s)
         else:
@@ -147,3 +155,11 @@ def _distance_blocks(sim: ItemSimilarity, items: np.ndarray, valid: np.ndarray, 
         defined &= off
         d = np.where(defined, 1.0 - np.nan_to_num(s, nan=0.0), 0.0)
         yield sl, d, defined
+
+
+def _list_similarities(sim: ItemSimilarity, items: np.ndarray, step: int) -> np.ndarray:
+    """(n, K, K) similarities within every list, computed `step` users at a time."""
+    out = np.empty((len(items), items.shape[1], items.shape[1]))
+    for lo in range(0, len(items), step):
+        out[lo : lo + step] = sim.sim(items[lo : lo + step], items[lo : lo + step])
+    return out

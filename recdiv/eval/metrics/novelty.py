@@ -111,4 +111,5 @@ class EPD(_Expected):
                                    _signature_distances(ctx, sim, train.n_items, self.undefined))
 
         model = _cached(ctx, ("pd", sim, train, self.profile_rel, self.undefined), build)
-        return model(view.users, items)
+        # the same lists for every discount and relevance model: computed once per run view
+        return view.memo(("profile distances", model, items.shape[1]), lambda: model(view.users, items))

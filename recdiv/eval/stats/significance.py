@@ -50,6 +50,9 @@ PERMUTATION_SAMPLES = 100_000
 BOOTSTRAP_SAMPLES = 1000
 #: tolerance of the permutation comparison |mean(s∘d)| ≥ T − 1e−12 (§F.1)
 _PERM_TOL = 1e-12
+#: relative tolerance of the bootstrap comparison |t*| ≥ |t_obs|: a resample equal to the data up to order gives
+#: t* = t_obs in exact arithmetic, and float rounding must not decide that tie differently at another scale
+_BOOT_RTOL = 1e-9
 #: Wilcoxon: exact null distribution up to this many non-zero differences (without ties)
 WILCOXON_EXACT_MAX = 50
 
@@ -391,7 +394,8 @@ def bootstrap_pvalues(
 
     t_obs = mean(d)/(sd(d)/√n); w = d − mean(d); B samples of n users drawn with replacement
     (``default_rng(seed).integers(0, n, (B, n))``, the same samples for every column);
-    ASL = #{|t*_b| ≥ |t_obs|}/B with t*_b the studentised mean of the resampled w.
+    ASL = #{|t*_b| ≥ |t_obs|}/B with t*_b the studentised mean of the resampled w; ties are decided with a
+    relative tolerance of 1e−9, so that the ASL does not depend on the scale of d.
     """
     D = np.round(np.asarray(diffs, dtype=np.float64), 12)
     if D.ndim == 1:
@@ -407,7 +411,7 @@ def bootstrap_pvalues(
     while done < n_samples:
         rows = min(chunk, n_samples - done)
         t_star = _studentised(_resample_counts(rng, rows, n), W)
-        count += (np.abs(t_star) >= np.abs(t_obs)).sum(axis=0)
+        count += (np.abs(t_star) >= np.abs(t_obs) * (1 - _BOOT_RTOL)).sum(axis=0)
         done += rows
         tick(rows)
     return count / n_samples
