@@ -12,6 +12,7 @@ from recdiv.eval.metrics.expected import _cached
 from recdiv.eval.metrics.intents import aspect_space, user_distribution
 from recdiv.models.calibration import miscalibration
 from recdiv.models.concentration import entropy
+from recdiv.models.discount import ExponentialDiscount
 from recdiv.models.intent import item_aspect_distribution
 
 __all__ = ["Miscalibration", "RankBiasedEntropy"]
@@ -80,7 +81,7 @@ class RankBiasedEntropy(PerUserMeasure):
     def compute(self, view):
         space = aspect_space(view)
         items = _list(self, view)
-        w = self.p ** np.arange(items.shape[1], dtype=np.float64)
+        w = ExponentialDiscount(self.p).positions(items.shape[1])  # p^(k−1), the model layer's geometric discount
         c = np.einsum("nka,k->na", _rows(space.indicator, items), w) + self.smoothing
         h = np.array([entropy(row) for row in c])  # the one entropy (recdiv.models.concentration)
         return np.where((items >= 0).any(axis=1), h, 0.0)
