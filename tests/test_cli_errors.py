@@ -91,7 +91,7 @@ def test_outputs_are_checked_before_any_work(files, capsys, monkeypatch):
     """A bad -o is reported before the data is loaded and the model fitted."""
     from recdiv.cli import recommend
 
-    monkeypatch.setattr(recommend, "_load", lambda args: pytest.fail("work started before -o was checked"))
+    monkeypatch.setattr(recommend, "_split", lambda args: pytest.fail("work started before -o was checked"))
     _error([*REC, "-o", "adir"], capsys)
 
 
@@ -116,7 +116,7 @@ def test_an_unwritable_output_is_refused_before_any_work(files, capsys, monkeypa
         return real(*args, dir=dir, **kw)
 
     monkeypatch.setattr(tempfile, "TemporaryFile", read_only)
-    monkeypatch.setattr(recommend, "_load", lambda args: pytest.fail("work started before -o was checked"))
+    monkeypatch.setattr(recommend, "_split", lambda args: pytest.fail("work started before -o was checked"))
     err = _error(argv, capsys)
     assert f"cannot create files in {Path('locked')} (read-only file system)" in err
     assert [p.name for p in (files / "locked").iterdir()] == []
@@ -127,7 +127,7 @@ def test_an_output_in_a_virtual_file_system_is_refused_before_any_work(files, ca
     """/proc lets root pass every permission check, yet no file can be created there."""
     from recdiv.cli import recommend
 
-    monkeypatch.setattr(recommend, "_load", lambda args: pytest.fail("work started before -o was checked"))
+    monkeypatch.setattr(recommend, "_split", lambda args: pytest.fail("work started before -o was checked"))
     assert "-o /proc/recdiv-x.run: cannot write there: cannot create files in /proc" in _error(
         [*REC, "-o", "/proc/recdiv-x.run"], capsys)
 

@@ -201,7 +201,7 @@ runs = {"user-knn": candidates.truncate(K)}
 for label, reranker in {"NewGenre(λ=0.3)": NewGenre(**{"lambda": 0.3}),
                         "NewGenre(λ=0.6)": NewGenre(**{"lambda": 0.6}),
                         "MMR(λ=0.5)": make_reranker("MMR", **{"lambda": 0.5}),
-                        "xQuAD(λ=0.9)": make_reranker("xQuAD", **{"lambda": 0.9})}.items():
+                        "xQuAD(λ=0.1)": make_reranker("xQuAD", **{"lambda": 0.1})}.items():
     t = time.perf_counter()
     runs[label] = reranker.rerank(candidates, K, rerank_ctx)
     print(f"{label:16s} {time.perf_counter() - t:.1f} s")

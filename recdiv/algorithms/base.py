@@ -54,6 +54,9 @@ class Recommender(ABC):
     """
 
     name: ClassVar[str] = ""
+    #: what the model is for, one line for `recdiv recommend --help` and docs/algorithms.md ("top-N candidates",
+    #: "rating prediction", ...)
+    purpose: ClassVar[str] = ""
     Config: ClassVar[type[RecommenderConfig]] = RecommenderConfig
     #: what the fitted model provides to other stages: "item-factors" (`item_factors`, items × F), "topics"
     #: (`user_topics` users × Z, `item_topics` Z × items); see `recdiv.algorithms.registry`

@@ -35,6 +35,7 @@ class ContentBased(Recommender):
     """
 
     name = "content"
+    purpose = "content baseline: genre/tag similarity to the profile (not a top-N competitor)"
     Config = ContentConfig
     needs_attributes = True
 

@@ -62,6 +62,7 @@ class WRMF(_ImplicitMF):
     """
 
     name = "wrmf"
+    purpose = "top-N candidates (implicit feedback)"
     Config = WRMFConfig
 
     def _fit(self, train: Interactions, **side: Any) -> None:
@@ -94,6 +95,7 @@ class BPR(_ImplicitMF):
     """
 
     name = "bpr"
+    purpose = "top-N candidates (pairwise ranking)"
     Config = BPRConfig
 
     def _fit(self, train: Interactions, **side: Any) -> None:

@@ -41,7 +41,9 @@ Similarity = Literal["auto", "centered-cosine", "cosine"]
 class _KNNConfig(RecommenderConfig):
     min_nbrs: int = Field(1, ge=1, description="fewer neighbours than this ⇒ item not scored")
     min_sim: float = Field(1e-6, gt=0, description="neighbours need similarity ≥ min_sim")
-    feedback: Feedback = Field("auto", description="auto: from the training data's kind")
+    feedback: Feedback = Field(
+        "implicit", description="implicit: top-N candidates (binary cosine, sum of similarities); explicit: rating "
+        "prediction (centred cosine, weighted average); auto: from the training data's kind")
     similarity: Similarity = Field(
         "auto", description="auto: centered-cosine for explicit, cosine (binary vectors) for implicit"
     )
@@ -94,7 +96,7 @@ class _KNN(Recommender):
         if sim == "auto":
             sim = "centered-cosine" if explicit else "cosine"
         if sim == "centered-cosine" and not explicit:
-            raise ConfigError("similarity='centered-cosine' needs explicit feedback (implicit data is binary)")
+            raise ConfigError("similarity='centered-cosine' needs feedback='explicit' (implicit feedback is binary)")
         if self.config.backend == "lenskit" and sim != ("centered-cosine" if explicit else "cosine"):
             raise ConfigError(f"backend='lenskit' supports only its default similarity, not {sim!r}")
         return explicit, sim == "centered-cosine"
@@ -110,12 +112,13 @@ class UserKNN(_KNN):
 
     score(u, i) = μ_u + Σ_{v ∈ N_k(u; i)} sim(u, v)·(r(v, i) − μ_v) / Σ |sim(u, v)|   (explicit)
     score(u, i) = Σ_{v ∈ N_k(u; i)} sim(u, v)                                         (implicit)
-    with sim the cosine of mean-centred (explicit) or binary (implicit) user vectors. Defaults: k = 100 neighbours
-    (Vargas 2012 §4.8, "UB"), min_sim = 1e-6, min_nbrs = 1. Reference: Herlocker et al. (1999) SIGIR; LensKit
-    `UserKNNScorer`.
+    with sim the cosine of mean-centred (explicit) or binary (implicit) user vectors. Defaults: feedback implicit
+    (top-N candidates), k = 100 neighbours (Vargas 2012 §4.8, "UB"), min_sim = 1e-6, min_nbrs = 1.
+    Reference: Herlocker et al. (1999) SIGIR; LensKit `UserKNNScorer`.
     """
 
     name = "user-knn"
+    purpose = "top-N candidates (feedback=implicit, the default); a rating predictor with feedback=explicit"
     Config = UserKNNConfig
 
     def _fit(self, train: Interactions, **side: Any) -> None:
@@ -157,11 +160,13 @@ class ItemKNN(_KNN):
     with `save_nbrs`, a rated item j is a candidate neighbour of i only if i is among j's save_nbrs most similar
     items (as in LensKit). A dense copy of the similarity matrix (`sims_dense_`) is kept and used for scoring when
     it has ≤ DENSE_MAX_CELLS cells and ≥ DENSE_MIN_DENSITY of them stored (bit-identical scores, about twice as
-    fast on MovieLens). Defaults: k = 20 (LensKit), min_sim = 1e-6, min_nbrs = 1. Reference: Sarwar et
+    fast on MovieLens). Defaults: feedback implicit (top-N candidates), k = 20 (LensKit), min_sim = 1e-6,
+    min_nbrs = 1. Reference: Sarwar et
     al. (2001) WWW; Deshpande & Karypis (2004) TOIS; LensKit `ItemKNNScorer`.
     """
 
     name = "item-knn"
+    purpose = "top-N candidates (feedback=implicit, the default); a rating predictor with feedback=explicit"
     Config = ItemKNNConfig
 
     def _fit(self, train: Interactions, **side: Any) -> None:

@@ -28,6 +28,7 @@ class LDA(Recommender):
     """
 
     name = "lda"
+    purpose = "topic model: its topics are latent aspects; also ranks items"
     Config = LDAConfig
     CAPABILITIES = ("topics",)
     fresh_blocks = True

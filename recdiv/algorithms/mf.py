@@ -32,6 +32,7 @@ class BiasedMF(Recommender):
     """
 
     name = "mf-als"
+    purpose = "rating prediction: ranking every item by predicted rating is far below popularity in top-N"
     CAPABILITIES = ("item-factors",)
     Config = BiasedMFConfig
     fresh_blocks = True
@@ -79,6 +80,7 @@ class PureSVD(Recommender):
     """
 
     name = "pure-svd"
+    purpose = "top-N candidates"
     CAPABILITIES = ("item-factors",)
     Config = PureSVDConfig
     fresh_blocks = True

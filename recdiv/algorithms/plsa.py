@@ -34,6 +34,7 @@ class PLSA(Recommender):
     """
 
     name = "plsa"
+    purpose = "top-N candidates; its topics are latent aspects"
     CAPABILITIES = ("topics",)
     Config = PLSAConfig
     fresh_blocks = True

@@ -23,6 +23,7 @@ class Popularity(Recommender):
     """
 
     name = "pop"
+    purpose = "top-N reference: the non-personalised list every top-N recommender should beat"
     Config = PopularityConfig
     personalised = False
 
@@ -60,6 +61,7 @@ class RandomRecommender(Recommender):
     """
 
     name = "random"
+    purpose = "lower bound"
     Config = RandomConfig
     fresh_blocks = True
     personalised = False
@@ -89,6 +91,7 @@ class AverageRating(Recommender):
     """
 
     name = "avg-rating"
+    purpose = "rating-based ranking (best average rating): a reference, far below popularity in top-N"
     Config = AverageRatingConfig
     personalised = False
 

@@ -56,6 +56,18 @@ class AspectSpace:
         m, _ = build_csr(idx, names.lookup(frame["aspect"].to_numpy()), w, (len(items), len(names)))
         return cls(items, names, m, name)
 
+    def to_frame(self) -> pd.DataFrame:
+        """Columns item, aspect, weight (external ids), one row per (item, aspect) of `membership`, by item index
+        then aspect index: the inverse of `from_frame`."""
+        import pandas as pd
+        import scipy.sparse as sp
+
+        m = sp.csr_matrix(self.membership)
+        m.sort_indices()
+        rows = np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))
+        return pd.DataFrame({"item": self.items.id_of(rows), "aspect": self.names.id_of(m.indices),
+                             "weight": m.data.astype(np.float64)})
+
     @property
     def indicator(self) -> sp.csr_matrix:
         """0/1 items × aspects matrix of A(i)."""

@@ -1,6 +1,6 @@
 """`recdiv compare`: paired significance tests between TREC runs on one or more measures.
 
-    recdiv compare QRELS RUN... -m MEASURE [-m MEASURE ...]
+    recdiv compare QRELS RUN... -m MEASURE [MEASURE ...] [-m ...]
         [--test t|wilcoxon|sign|permutation|bootstrap|tukey|tukey-anova] [--correction none|bonferroni|holm|bh]
         [--baseline RUN] [--format table|markdown|latex|json] [--ci t|bootstrap] [--confidence 0.95]
         [--rel-threshold 4] [--rating-scale MIN:MAX] [--seed S] [--samples B] [--alpha 0.05] [--per-user]
@@ -37,13 +37,16 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
 
     p.description = ("Paired significance tests between TREC runs (METRICS.md §F): means, p-values, corrected "
                      "p-values and effect sizes (Cohen's d_z).")
-    p.add_argument("qrels", help="TREC qrels file (user 0 item grade); with --subtopics the first run")
-    p.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files (user Q0 item rank score tag)")
+    from recdiv.cli.evaluation import InOrder, add_measure_option
+
+    p.add_argument("qrels", nargs="?", action=InOrder,
+                   help="TREC qrels file (user 0 item grade); with --subtopics the first run")
+    p.add_argument("runs", nargs="*", action=InOrder, metavar="RUN",
+                   help="TREC run files (user Q0 item rank score tag)")
     p.add_argument("--subtopics", metavar="FILE", default=None,
                    help="TREC subtopic qrels (topic subtopic doc judgment, ndeval's format) instead of QRELS: every "
                         "positional argument is then a run (default --rel-threshold 1)")
-    p.add_argument("-m", "--measure", action="append", required=True, dest="measures",
-                   help="measure, e.g. nDCG@10 or lexirecall (repeatable)")
+    add_measure_option(p, "; pairwise preferences: lexirecall, lexiprecision (required)")
     p.add_argument("--test", default=None, metavar="TEST",
                    help=f"paired test: {', '.join(TESTS)} (default t; sign for preference measures); tukey: "
                         "randomised Tukey HSD over all runs keeping the per-user pairing; tukey-anova: the "
@@ -140,6 +143,7 @@ def _format_preferences(rep: dict, fmt: str) -> str:
 
 def handler(args: argparse.Namespace) -> int:
     # deferred: numpy, scipy and the metrics load only when the command runs
+    from recdiv.cli.evaluation import sort_measure_args, state
     from recdiv.eval.catalog import parse_measure
     from recdiv.eval.io import baseline_name, load_inputs, max_grade_note, run_names
     from recdiv.eval.measure import PairwiseMeasure
@@ -147,6 +151,11 @@ def handler(args: argparse.Namespace) -> int:
     from recdiv.eval.stats.corrections import canonical_correction
     from recdiv.eval.stats.significance import MULTI_SYSTEM_TESTS, canonical_test
 
+    measure_names = sort_measure_args(args, ("qrels", "runs"))
+    if not measure_names:
+        raise ConfigError("recdiv compare needs at least one measure: -m MEASURE")
+    if not args.qrels or not args.runs:
+        raise ConfigError("recdiv compare needs a qrels file and at least two run files")
     test = canonical_test(args.test or "t")
     if args.correction is None:
         args.correction = "none" if test in MULTI_SYSTEM_TESTS else "holm"
@@ -158,7 +167,7 @@ def handler(args: argparse.Namespace) -> int:
         raise ConfigError("--confidence must be in (0, 1)")
     if not 0 < args.alpha < 1:
         raise ConfigError("--alpha must be in (0, 1)")
-    measures = [parse_measure(m) for m in args.measures]
+    measures = [parse_measure(m) for m in measure_names]
     if args.output:
         check_output_file(args.output, "-o")
     if args.subtopics:  # every positional argument is a run
@@ -231,4 +240,5 @@ def handler(args: argparse.Namespace) -> int:
     from recdiv.cli.output import emit
 
     emit(text, args.output)
+    state("compare", inputs)  # after the output: a failed command prints only its one-line error
     return 0

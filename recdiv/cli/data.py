@@ -8,6 +8,9 @@ import sys
 
 from recdiv.data.fetch import SOURCES, fetch
 
+DATA_DIR_HELP = ("folder holding datasets by name; it must exist (default: search $RECDIV_DATA, ../shared/data and "
+                 "~/.cache/recdiv/data, where `recdiv data fetch` stores)")
+
 
 def configure_data(data: argparse.ArgumentParser) -> None:
     data.description = "Dataset statistics and downloads."
@@ -18,18 +21,39 @@ def configure_data(data: argparse.ArgumentParser) -> None:
     info.add_argument("dataset", metavar="NAME|PATH",
                       help="dataset folder, a name under the data folder (ml-100k, ...) or synthetic[:preset]")
     info.add_argument("--format", choices=["table", "json"], default="table", help="output format (default table)")
-    info.add_argument("--data-dir", metavar="DIR", help="folder holding datasets by name (default: $RECDIV_DATA, "
-                                                        "else ../shared/data)")
+    info.add_argument("--data-dir", metavar="DIR", help=DATA_DIR_HELP)
     info.set_defaults(func=_info)
 
     fet = sub.add_parser("fetch", help="download, verify and unpack an official dataset archive",
                          description=f"Download one of: {', '.join(SOURCES)}.")
     fet.add_argument("dataset", metavar="NAME", help=f"one of {', '.join(SOURCES)}")
-    fet.add_argument("--dir", metavar="DIR", help="target folder (default: $RECDIV_DATA, else ~/.cache/recdiv/data)")
+    fet.add_argument("--dir", "--data-dir", dest="dir", metavar="DIR",
+                     help="target folder (default: $RECDIV_DATA, else ~/.cache/recdiv/data; the commands find a "
+                          "dataset by name in both)")
     fet.add_argument("--sha256", metavar="HEX", help="the archive's sha256 (64 hex digits): it must match; needed for "
                      "archives recdiv has no pinned checksums for (ml-1m, ml-10m, ml-20m, ml-25m, ml-32m)")
     fet.add_argument("--force", action="store_true", help="download again even if the folder exists")
     fet.set_defaults(func=_fetch)
+
+    exp = sub.add_parser("export", help="write a split as train.tsv, test.qrels, aspects.tsv and README.txt",
+                         description="Write a dataset's split as the files the other commands read: train.tsv "
+                                     "(training interactions), test.qrels (TREC qrels of the test part), aspects.tsv "
+                                     "(item genres or tags, tab-separated) and README.txt (what each file is, the "
+                                     "rating scale and the relevance threshold). See docs/walkthrough.md.")
+    exp.add_argument("dataset", metavar="NAME|PATH", help="dataset name (ml-100k, ...), folder or synthetic[:preset]")
+    exp.add_argument("--split", required=True, metavar="SPEC",
+                     help="split name or spec: u1..u5, ua, ub, holdout:0.2, kfold:5:1, temporal:0.8, leave-last:1")
+    exp.add_argument("-o", "--output", required=True, metavar="DIR", help="folder to write (created if needed)")
+    exp.add_argument("--aspects", metavar="ATTRIBUTE", default=None,
+                     help="item attribute written to aspects.tsv: genres, tags, ... or none (default: genres if the "
+                          "dataset has them, else tags)")
+    exp.add_argument("--min-weight", type=float, default=None, metavar="W",
+                     help="keep an (item, aspect) pair only if its weight >= W (Last.fm tags: users who applied it)")
+    exp.add_argument("--top", type=int, default=None, metavar="N", help="keep the N heaviest aspects of every item")
+    exp.add_argument("--seed", type=int, default=0, help="seed of random splits (default 0)")
+    exp.add_argument("--data-dir", metavar="DIR", help=DATA_DIR_HELP)
+    exp.add_argument("--force", action="store_true", help="overwrite the files of an earlier export")
+    exp.set_defaults(func=_export)
     data.set_defaults(func=lambda args: _usage(data))
 
 
@@ -66,6 +90,34 @@ def _info(args) -> int:
     if stats.get("splits"):
         table.add_row("provided splits", ", ".join(stats["splits"]))
     Console().print(table)
+    return 0
+
+
+def _export(args) -> int:
+    from recdiv.aspects.build import space_from_attribute
+    from recdiv.data.export import export_split
+    from recdiv.data.load import load_dataset
+    from recdiv.data.splits import make_split
+    from recdiv.errors import ConfigError
+
+    dataset = load_dataset(args.dataset, args.data_dir)
+    split = make_split(dataset, args.split, seed=args.seed)
+    name = args.aspects
+    if name is None:
+        name = next((a for a in ("genres", "tags") if a in dataset.attributes), "none")
+    elif name != "none" and name not in dataset.attributes:
+        known = ", ".join(dataset.attributes) or "none"
+        raise ConfigError(f"--aspects {name}: dataset {dataset.name!r} has no such attribute (it has: {known})")
+    if name == "none" and (args.min_weight is not None or args.top is not None):
+        raise ConfigError("--min-weight and --top select aspects: they need --aspects")
+    aspects = None
+    if name != "none":
+        space = space_from_attribute(dataset, name, top=args.top, min_weight=args.min_weight)
+        aspects = space.to_frame()
+    random = args.split not in dataset.splits and not args.split.startswith("temporal")
+    source = f"{dataset.name}, split {args.split}" + (f" (seed {args.seed})" if random else "")
+    out = export_split(split, args.output, source=source, aspects=aspects, aspect_name=name, force=args.force)
+    print(out.summary, file=sys.stderr)
     return 0
 
 

@@ -1,7 +1,7 @@
 """`recdiv eval`: evaluate TREC run files against a qrels file (trec_eval semantics for accuracy measures).
 
     recdiv eval QRELS RUN [RUN ...] -m MEASURE [MEASURE ...] [--rel-threshold 4] [--population relevant|judged]
-                [--per-user] [--format table|json|csv] [--train TRAIN.tsv] [--aspects ASPECTS.tsv]
+                [--per-user | -q] [--format table|json|csv] [--train TRAIN.tsv] [--aspects ASPECTS.tsv]
                 [--previous PREV.run] [--rating-scale MIN:MAX]
     recdiv eval --subtopics SUBTOPIC_QRELS RUN [RUN ...] -m alpha-nDCG@20 ...
     recdiv eval QRELS --predictions PREDICTIONS.tsv -m RMSE MAE
@@ -28,14 +28,16 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
     p.description = ("Evaluate TREC run files (user Q0 item rank score tag) against TREC qrels (user 0 item grade). "
                      "Rankings follow the scores (ties: item id in descending string order, like trec_eval); users "
                      "of the evaluated population missing from a run score 0.")
-    p.add_argument("qrels", nargs="?", help="TREC qrels file: user 0 item grade (none with --subtopics)")
-    p.add_argument("runs", nargs="*", metavar="run", help="TREC run files: user Q0 item rank score tag")
+    from recdiv.cli.evaluation import InOrder, add_measure_option
+
+    p.add_argument("qrels", nargs="?", action=InOrder,
+                   help="TREC qrels file: user 0 item grade (none with --subtopics)")
+    p.add_argument("runs", nargs="*", action=InOrder, metavar="run", help="TREC run files: user Q0 item rank score tag")
     p.add_argument("--subtopics", metavar="FILE", default=None,
                    help="TREC subtopic qrels (topic subtopic doc judgment, ndeval's format) instead of QRELS: "
                         "every positional argument is then a run; per-topic subtopics are the aspects of the "
                         "intent-aware and unified measures (default --rel-threshold 1)")
-    p.add_argument("-m", "--measure", dest="measures", action="extend", nargs="+", metavar="MEASURE",
-                   help=f"measure, e.g. nDCG@10 or 'nDCG(gain=exp)@10' (default: {' '.join(DEFAULT_MEASURES)})")
+    add_measure_option(p, f" (default: {' '.join(DEFAULT_MEASURES)})")
     p.add_argument("--rel-threshold", type=finite_float, default=None, metavar="TAU",
                    help="relevant <=> grade >= TAU (default 4; 1 with --subtopics)")
     p.add_argument("--population", choices=["relevant", "judged"], default=None,
@@ -48,6 +50,9 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
                    help="the run (name or file) that pairwise measures (lexirecall, lexiprecision) compare every run "
                         "with: per-user preferences +1/0/-1, run value their mean")
     p.add_argument("--per-user", action="store_true", help="also print per-user values")
+    p.add_argument("-q", dest="by_user", action="store_true",
+                   help="trec_eval -q style text: per run `runid all NAME`, then `measure user value` lines for "
+                        "every evaluated user and `measure all value` last")
     p.add_argument("--format", choices=["table", "json", "csv"], default="table")
     p.add_argument("--train", metavar="TSV", help="training interactions (user item value [timestamp])")
     p.add_argument("--aspects", metavar="TSV", help="item aspects (item aspect [weight])")
@@ -64,6 +69,7 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     # deferred: the metrics bring numpy, scipy and numba, which `recdiv eval --help` does not need
+    from recdiv.cli.evaluation import sort_measure_args, state
     from recdiv.eval.catalog import parse_measures
     from recdiv.eval.evaluate import evaluate
     from recdiv.eval.io import baseline_name, load_inputs, max_grade_note, unpredicted_note
@@ -71,13 +77,18 @@ def main(args: argparse.Namespace) -> int:
     if args.list:
         sys.stdout.write(list_text())
         return 0
+    measure_names = sort_measure_args(args, ("qrels", "runs"))  # unknown names fail before any file is read
+    if args.by_user and args.format != "table":
+        raise ConfigError(f"-q prints trec_eval-style text; it does not combine with --format {args.format}")
+    if args.by_user and args.groups:
+        raise ConfigError("-q prints per-user lines; it does not combine with --groups")
     qrels, runs = (None, [args.qrels, *args.runs] if args.qrels else []) if args.subtopics else (args.qrels, args.runs)
     if not runs and not args.predictions:
         raise ConfigError("recdiv eval needs a qrels file (or --subtopics FILE) and at least one run file or "
                           "--predictions FILE (or --list)")
     if qrels is None and not args.subtopics:
         raise ConfigError("recdiv eval needs a qrels file (or --subtopics FILE)")
-    measures = parse_measures(args.measures or DEFAULT_MEASURES)  # unknown names fail before any file is read
+    measures = parse_measures(measure_names or DEFAULT_MEASURES)
     population = args.population or ("judged" if args.predictions and not runs else "relevant")
     inputs = load_inputs(qrels, runs, subtopics=args.subtopics, predictions=args.predictions, train=args.train,
                          aspects=args.aspects, previous=args.previous, threshold=args.rel_threshold,
@@ -93,11 +104,16 @@ def main(args: argparse.Namespace) -> int:
             if getattr(inputs.context, need, None) is None:
                 raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need} FILE")
     evaluation = evaluate(inputs.runs, inputs.qrels, measures, inputs.context, baseline=baseline)
-    result = evaluation.to_dict(per_user=args.per_user)
-    if args.groups:
-        result["groups"] = group_means(args.groups, inputs, evaluation)
-    writer = {"table": format_table, "json": format_json, "csv": format_csv}[args.format]
-    sys.stdout.write(writer(result, [str(m) for m in measures]))
+    if args.by_user:
+        text = format_by_user(evaluation)
+    else:
+        result = evaluation.to_dict(per_user=args.per_user)
+        if args.groups:
+            result["groups"] = group_means(args.groups, inputs, evaluation)
+        writer = {"table": format_table, "json": format_json, "csv": format_csv}[args.format]
+        text = writer(result, [str(m) for m in measures])
+    state("eval", inputs)  # once the numbers exist: a failed command prints only its one-line error
+    sys.stdout.write(text)
     return 0
 
 
@@ -141,6 +157,21 @@ def format_table(result: dict, measures: list[str]) -> str:
         for m, values in table.items():
             for u, v in values.items():
                 lines.append(f"{name}\t{m}\t{u}\t{_num(v)}")
+    return "\n".join(lines) + "\n"
+
+
+def format_by_user(evaluation) -> str:
+    """trec_eval -q style: per run, `runid all NAME`, then for every evaluated user its `measure user value`
+    lines (per-user measures), then `measure all value` for every measure (6 decimals; measure names padded to 22
+    characters as trec_eval pads them)."""
+    lines = []
+    for run in evaluation.runs:
+        lines.append(f"{'runid':<22}\tall\t{run}")
+        per_user = evaluation.per_user[run]
+        keys = [str(m) for m in evaluation.measures if str(m) in per_user]
+        for j, user in enumerate(evaluation.users):
+            lines += [f"{k:<22}\t{user}\t{_num(float(per_user[k][j]))}" for k in keys]
+        lines += [f"{m!s:<22}\tall\t{_num(evaluation.values[run][str(m)])}" for m in evaluation.measures]
     return "\n".join(lines) + "\n"
 
 

@@ -1,17 +1,32 @@
 """`recdiv rerank`: rerank a TREC run's candidate lists with a diversifier.
 
-    recdiv rerank RUN --method NAME [--param k=v ...] --aspects item_aspects.tsv [--train train.tsv] [-k 100]
-                  [--seed S] -o OUT.run
+    recdiv rerank RUN --method NAME [--param k=v ...] [--aspects ASPECTS.tsv] [--train TRAIN.tsv]
+                  [--factors FACTORS.tsv | --factors-from ALGO] [--dominant L] [--similarity NAME]
+                  [--order score|rank] [-k 100] [--seed S] [--tag TAG] -o OUT.run
+
+What a reranker reads follows from what it declares it needs (`Reranker.NEEDS`):
+  aspects     A(i) and p(a|u) (IASelect, xQuAD, PM2, Calibrated): --aspects, or latent aspects — the L dominant
+              factors of each item, --factors/--factors-from with --dominant L;
+  similarity  an item similarity (MMR, Ziegler, DPP): --similarity cosine|jaccard (over the aspects),
+              latent-cosine (over the factors) or pearson (over --train ratings); default cosine when there are
+              aspects, else latent-cosine when there are factors;
+  train       training interactions: user profiles, popularity (IASelect, xQuAD, PM2, Calibrated, NGD).
+Random needs nothing. Item factors come from `recdiv recommend --factors-out FILE` or are fitted here on --train
+(--factors-from wrmf, with --factors-param k=v).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
+import time
 
 from recdiv.cli.options import positive_int, seed
 from recdiv.cli.params import parse_params
 from recdiv.errors import ConfigError
 from recdiv.outputs import check_output_file
+
+SIMILARITIES = ("cosine", "jaccard", "latent-cosine", "pearson")  # for --help (recdiv.aspects.similarity has them)
 
 
 def configure_rerank(p: argparse.ArgumentParser) -> None:
@@ -23,45 +38,160 @@ def configure_rerank(p: argparse.ArgumentParser) -> None:
                    help=f"reranker: {', '.join(RERANKERS)} (any case and punctuation, e.g. IA-Select), or module:Class")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="reranker parameter, repeatable (e.g. lambda=0.5)")
-    p.add_argument("--aspects", required=True, help="item-aspect TSV (item aspect [weight])")
-    p.add_argument("--train", help="training interactions TSV (user item value [timestamp]): profiles, popularity")
-    p.add_argument("--similarity", choices=("cosine", "jaccard"), default="cosine",
-                   help="item similarity over the aspects for distance-based rerankers (MMR, Ziegler): set cosine "
-                        "(default) or Jaccard (RankSys's JaccardFeatureItemDistanceModel)")
+    p.add_argument("--aspects", metavar="TSV", help="item-aspect file: item<TAB>aspect[<TAB>weight]")
+    p.add_argument("--train", metavar="TSV", help="training interactions (user item value [timestamp]): profiles, "
+                                                  "popularity, Pearson similarity, --factors-from")
+    p.add_argument("--factors", metavar="TSV", help="item factors item<TAB>f1<TAB>... (recommend --factors-out)")
+    p.add_argument("--factors-from", metavar="ALGO", help="fit ALGO (a model with item factors: mf-als, wrmf, bpr, "
+                                                          "pure-svd) on --train and use its item factors")
+    p.add_argument("--factors-param", action="append", default=[], metavar="KEY=VALUE",
+                   help="parameter of the --factors-from model, repeatable (e.g. factors=20)")
+    p.add_argument("--dominant", type=positive_int, metavar="L",
+                   help="latent aspects: A(i) = the L largest factors of item i (thesis §3.6.2; no default)")
+    p.add_argument("--similarity", metavar="NAME",
+                   help=f"{'|'.join(SIMILARITIES)}: item similarity of MMR, Ziegler, DPP (default: cosine over the "
+                        "aspects, else latent-cosine)")
+    p.add_argument("--order", choices=("score", "rank"), default="score",
+                   help="candidate order: by score, ties by item id descending as trec_eval (default), or by the "
+                        "run's rank column")
     p.add_argument("-k", type=positive_int, default=100, help="length of the reranked lists (default 100)")
     p.add_argument("--seed", type=seed, default=0, help="seed for randomised rerankers (≥ 0, default 0)")
+    p.add_argument("--tag", help="run tag of the output (default: the reranker's name)")
     p.add_argument("-o", "--output", required=True, help="output TREC run")
     p.set_defaults(func=run_rerank)
 
 
+def _check_options(args, needs: tuple[str, ...], name: str) -> None:
+    """Errors for what the reranker needs and the options cannot give, and options that do not fit together."""
+    factors = args.factors or args.factors_from
+    if args.factors and args.factors_from:
+        raise ConfigError("give item factors once: --factors FILE or --factors-from ALGO")
+    if args.factors_from and not args.train:
+        raise ConfigError(f"--factors-from {args.factors_from} fits the model on --train: pass --train TRAIN.tsv")
+    if args.factors_param and not args.factors_from:
+        raise ConfigError("--factors-param sets a parameter of the --factors-from model")
+    if args.dominant is not None and not factors:
+        raise ConfigError("--dominant L takes the L dominant factors of each item: pass --factors or --factors-from")
+    if args.dominant is not None and args.aspects:
+        raise ConfigError("give one aspect space: --aspects FILE or latent aspects (--factors ... --dominant L)")
+    if args.similarity is not None:
+        from recdiv.aspects.similarity import SIMILARITIES as NAMED
+
+        args.similarity = NAMED.canonical(args.similarity)  # any case and punctuation; did-you-mean
+    sim = args.similarity
+    if sim in ("cosine", "jaccard") and not (args.aspects or args.dominant):
+        raise ConfigError(f"--similarity {sim} compares aspect sets: pass --aspects (or --factors ... --dominant L)")
+    if sim == "latent-cosine" and not factors:
+        raise ConfigError("--similarity latent-cosine compares factor vectors: pass --factors or --factors-from")
+    if sim == "pearson" and not args.train:
+        raise ConfigError("--similarity pearson correlates training ratings: pass --train")
+    if "train" in needs and not args.train:
+        raise ConfigError(f"{name} needs --train (user profiles or popularity)")
+    if "aspects" in needs and not (args.aspects or args.dominant):
+        if factors:
+            raise ConfigError(f"{name} needs aspects: add --dominant L (the L largest factors of each item are its "
+                              "latent aspects), or pass --aspects ASPECTS.tsv")
+        raise ConfigError(f"{name} needs aspects: --aspects ASPECTS.tsv, or latent aspects (--factors FILE or "
+                          "--factors-from ALGO, with --dominant L)")
+    if "similarity" in needs and not (sim or args.aspects or args.dominant or factors):
+        raise ConfigError(f"{name} needs an item similarity: --aspects (cosine, jaccard), --factors/--factors-from "
+                          "(latent-cosine) or --train with --similarity pearson")
+
+
 def run_rerank(args) -> int:
     # deferred: the readers and the rerankers (numba) load only when the command runs
-    from recdiv.aspects.similarity import similarity_from_name
-    from recdiv.aspects.space import AspectSpace
-    from recdiv.data.tables import aspect_matrix, dense, interactions_of, rankings_of, shared_vocab
+    from recdiv.data.tables import dense, rankings_of, shared_vocab
     from recdiv.data.textio import parse_interactions_tsv, parse_item_aspects_tsv, parse_trec_run, write_rankings
-    from recdiv.diversifiers.base import RerankContext
+    from recdiv.data.vocab import Vocab
     from recdiv.diversifiers.registry import make_reranker
 
     reranker = make_reranker(args.method, **parse_params(args.param))
-    if "train" in reranker.NEEDS and not args.train:
-        raise ConfigError(f"{reranker.NAME} needs --train (user profiles or popularity)")
+    needs = tuple(reranker.NEEDS)
+    _check_options(args, needs, reranker.NAME)
+    t0 = time.perf_counter()
     check_output_file(args.output, "-o")
     run = parse_trec_run(args.run)
-    asp = parse_item_aspects_tsv(args.aspects)
+    asp = parse_item_aspects_tsv(args.aspects) if args.aspects else None
     train = parse_interactions_tsv(args.train) if args.train else None
-    items = shared_vocab(asp["item"], *([train["item"]] if train is not None else []))
-    where = "the aspect file" + (" nor the training file" if train is not None else "")
-    dense(run["item"], items, run, f"item {{id!r}} is in neither {where}")  # every candidate must be known
+    fac_ids, fac = _read_factors(args) if args.factors else (None, None)
+    known = [(what, ids) for what, ids in (("the aspect file", asp["item"].labels if asp is not None else None),
+                                           ("the training file", train["item"].labels if train is not None else None),
+                                           ("the factor file", fac_ids)) if ids is not None]
+    if known:  # every candidate must be known to the files that describe items
+        items = Vocab.from_values(*(ids for _, ids in known))
+        files = [what for what, _ in known]
+        problem = (f"item {{id!r}} is in neither {' nor '.join(files)}" if len(files) > 1
+                   else f"item {{id!r}} is not in {files[0]}")
+        dense(run["item"], items, run, problem)
+    else:
+        items = shared_vocab(run["item"])
     users = shared_vocab(run["user"], *([train["user"]] if train is not None else []))
-    space = AspectSpace(items, *aspect_matrix(asp, items))
-    inter = interactions_of(train, users, items) if train is not None else None
-    cands = rankings_of(run, users, items)
+    ctx, described = _context(args, needs, items, users, asp, train, fac_ids, fac)
+    cands = rankings_of(run, users, items, order=args.order)
     from recdiv.progress import Progress
 
-    similarity = similarity_from_name(args.similarity, space)
     with Progress(f"rerank {reranker.NAME}", len(cands.users)):
-        out = reranker.rerank(cands, args.k, RerankContext(train=inter, aspects=space, similarity=similarity,
-                                                           seed=args.seed))
-    write_rankings(out, args.output, tag=f"{reranker.NAME}")
+        out = reranker.rerank(cands, args.k, ctx)
+    write_rankings(out, args.output, tag=args.tag or reranker.NAME)
+    params = ", ".join(f"{k}={v}" for k, v in reranker.config.model_dump(by_alias=True).items())
+    print(f"{reranker.NAME}({params}): {len(cands):,} users, {int(cands.lengths.max(initial=0)):,} candidates "
+          f"(by {args.order}) → top {args.k}{described}; {time.perf_counter() - t0:.1f} s -> {args.output}",
+          file=sys.stderr)
     return 0
+
+
+def _read_factors(args):
+    from recdiv.data.factors import read_item_factors_tsv
+
+    return read_item_factors_tsv(args.factors)
+
+
+def _fitted_factors(args, train_inter):
+    """Item factors of the --factors-from model fitted on the training interactions."""
+    from recdiv.algorithms.registry import RECOMMENDERS, make_recommender
+
+    entry = RECOMMENDERS.entry(args.factors_from)
+    if not RECOMMENDERS.has(entry.name, "item-factors"):
+        have = ", ".join(RECOMMENDERS.with_capability("item-factors"))
+        raise ConfigError(f"--factors-from {args.factors_from}: {entry.name} has no item factors (models with "
+                          f"item factors: {have})")
+    model = make_recommender(entry.name, **parse_params(args.factors_param)).fit(train_inter)
+    return model.item_factors
+
+
+def _context(args, needs, items, users, asp, train, fac_ids, fac):
+    """The `Context` the options describe, and a short description of it for the summary line."""
+    import numpy as np
+
+    from recdiv.aspects.latent import factor_space
+    from recdiv.aspects.similarity import similarity_from_name
+    from recdiv.aspects.space import AspectSpace
+    from recdiv.data.tables import aspect_matrix, interactions_of
+    from recdiv.models.context import Context
+
+    inter = interactions_of(train, users, items) if train is not None else None
+    factors, parts = None, []
+    if args.factors_from:
+        factors = _fitted_factors(args, inter)
+        parts.append(f"factors of {args.factors_from} fitted on {args.train} ({factors.shape[1]})")
+    elif fac is not None:
+        factors = np.zeros((len(items), fac.shape[1]))
+        factors[items.lookup(fac_ids)] = fac  # items without a factor vector: zeros (no latent aspects)
+        parts.append(f"factors {args.factors} ({fac.shape[1]})")
+    space = None
+    if asp is not None:
+        space = AspectSpace(items, *aspect_matrix(asp, items))
+        parts.append(f"aspects {args.aspects} ({space.n_aspects})")
+    elif args.dominant is not None:
+        space = factor_space(factors, args.dominant, items)
+        parts.append(f"latent aspects: {args.dominant} dominant of {factors.shape[1]} factors")
+    similarity = None
+    if "similarity" in needs or args.similarity:
+        name = args.similarity or ("cosine" if space is not None else "latent-cosine" if factors is not None
+                                   else "pearson")
+        similarity = similarity_from_name(name, space, factors=factors, train=inter)
+        parts.append(f"similarity {name}")
+    if inter is not None and "train" in needs:
+        parts.append(f"profiles {args.train}")
+    ctx = Context(train=inter, aspects=space, similarity=similarity, seed=args.seed)
+    return ctx, ("; " + ", ".join(parts)) if parts else ""

@@ -1,4 +1,12 @@
-"""Finding the shared data folder: `RECDIV_DATA`, else `../shared/data` beside the repository root."""
+"""Finding datasets by name: the folders the loaders search, in order.
+
+- a given `--data-dir` (`data_root`) alone — it must exist (no silent fallback to another folder);
+- otherwise `$RECDIV_DATA` (which, when set, must exist), `../shared/data` beside the repository, and
+  `~/.cache/recdiv/data` — where `recdiv data fetch` stores datasets when `RECDIV_DATA` is not set
+  (`recdiv.data.fetch.default_dir`), so that a fetched dataset is found by name.
+
+A name is looked up in each folder in turn (aliases: `ml100k`, `lastfm-2k`, `hetrec-lastfm`, `ml-latest`).
+"""
 
 from __future__ import annotations
 
@@ -8,25 +16,45 @@ from pathlib import Path
 from recdiv.errors import DataError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+#: where `recdiv data fetch` unpacks datasets when RECDIV_DATA is not set
+FETCH_HOME = Path.home() / ".cache" / "recdiv" / "data"
+ALIASES = {"ml100k": "ml-100k", "lastfm-2k": "hetrec2011-lastfm-2k", "hetrec-lastfm": "hetrec2011-lastfm-2k",
+           "ml-latest": "ml-latest-small"}
+
+
+def search_dirs(explicit: str | Path | None = None) -> list[Path]:
+    """The existing folders that hold datasets by name, in search order (see the module docstring). A given
+    `explicit` folder or `$RECDIV_DATA` that does not exist is a DataError."""
+    if explicit is not None:
+        if not Path(explicit).is_dir():
+            raise DataError(f"--data-dir {explicit}: no such folder")
+        return [Path(explicit)]
+    env = os.environ.get("RECDIV_DATA")
+    if env and not Path(env).is_dir():
+        raise DataError(f"RECDIV_DATA={env}: no such folder")
+    cands = ([Path(env)] if env else []) + [REPO_ROOT.parent / "shared" / "data", FETCH_HOME]
+    return [p for p in cands if p.is_dir()]
 
 
 def data_dir(explicit: str | Path | None = None) -> Path:
-    """The folder holding datasets by name (`ml-100k/`, `hetrec2011-lastfm-2k/`, ...)."""
-    for cand in (explicit, os.environ.get("RECDIV_DATA"), REPO_ROOT.parent / "shared" / "data"):
-        if cand and Path(cand).is_dir():
-            return Path(cand)
-    raise DataError("no data folder: pass --data-dir, set RECDIV_DATA, or put datasets in ../shared/data")
+    """The first folder holding datasets by name (`ml-100k/`, `hetrec2011-lastfm-2k/`, ...)."""
+    dirs = search_dirs(explicit)
+    if not dirs:
+        raise DataError("no data folder: pass --data-dir, set RECDIV_DATA, put datasets in ../shared/data, or "
+                        "download one with `recdiv data fetch NAME`")
+    return dirs[0]
 
 
 def dataset_path(name_or_path: str | Path, data_root: str | Path | None = None) -> Path:
-    """A dataset folder from a path, or from a name looked up under the data folder."""
+    """A dataset folder from a path, or from a name looked up in each of `search_dirs(data_root)`."""
     p = Path(name_or_path)
     if p.is_dir():
         return p
-    root = data_dir(data_root)
-    aliases = {"ml100k": "ml-100k", "lastfm-2k": "hetrec2011-lastfm-2k", "hetrec-lastfm": "hetrec2011-lastfm-2k",
-               "ml-latest": "ml-latest-small"}
-    q = root / aliases.get(str(name_or_path), str(name_or_path))
-    if q.is_dir():
-        return q
-    raise DataError(f"no dataset {str(name_or_path)!r}: not a folder, and not found under {root}")
+    dirs = search_dirs(data_root)
+    name = ALIASES.get(str(name_or_path), str(name_or_path))
+    for root in dirs:
+        if (root / name).is_dir():
+            return root / name
+    where = ", ".join(map(str, dirs)) or "no data folder exists"
+    raise DataError(f"no dataset {str(name_or_path)!r}: not a folder, and not found in {where} "
+                    f"(`recdiv data fetch {name}` downloads the official ones)")

@@ -7,7 +7,8 @@ read transparently, and written when the target name ends in `.gz`):
 - TREC qrels: ``user 0 item grade`` (three columns ``user item grade`` are accepted too); grades are finite
   numbers in trec_eval's range -127..127 (negative grades are read, and kept)
 - interactions TSV: ``user item value [timestamp]``
-- item-aspect TSV: ``item aspect [weight]``
+- item-aspect TSV: ``item aspect [weight]``; a file whose lines hold a tab is tab-separated, so that aspect
+  names may contain spaces (Last.fm tags such as ``hip hop``; `recdiv data export` writes such files)
 
 The readers are `recdiv.data._read.parse_table` layouts (pyarrow's CSV parser, vectorised checks); `parse_*`
 return the compact `Table` (ids dictionary-encoded), `read_*` a pandas DataFrame. Writers format whole columns
@@ -125,10 +126,21 @@ def parse_interactions_tsv(path: str | Path) -> Table:
     return table
 
 
+_SPACE_AROUND_TAB = re.compile(rb" *\t *")
+_SPACE_AT_EDGE = re.compile(rb"(?m)^ +| +(?=\r?$)")
+
+
 def parse_item_aspects_tsv(path: str | Path) -> Table:
-    """Item-aspect file (item aspect [weight]) -> Table (item, aspect, weight; weight 1 when absent)."""
-    table = parse_table(path, ASPECTS_LAYOUTS, sep=None, comments=True,
-                        what="item-aspect file (item aspect [weight])")
+    """Item-aspect file (item aspect [weight]) -> Table (item, aspect, weight; weight 1 when absent). Fields are
+    separated by tabs if the file holds a tab (aspect names may then contain spaces), else by spaces and tabs."""
+    from recdiv.data._source import lone_cr_to_nl, read_source
+
+    raw = read_source(path)
+    tabs = b"\t" in raw
+    if tabs:  # spaces around a field, and lines of spaces only, are not data (as in the whitespace-separated form)
+        raw = _SPACE_AT_EDGE.sub(b"", _SPACE_AROUND_TAB.sub(b"\t", lone_cr_to_nl(raw)))
+    table = parse_table(path, ASPECTS_LAYOUTS, sep="\t" if tabs else None, comments=True,
+                        what="item-aspect file (item aspect [weight])", data=raw)
     if "weight" not in table.columns:
         table.columns["weight"] = np.ones(len(table))
     check_duplicates(table, ["item", "aspect"], "(item, aspect) pair")
@@ -157,26 +169,34 @@ def read_item_aspects_tsv(path: str | Path):
 
 # writers ------------------------------------------------------------------------------------------------------
 _UNWRITABLE = re.compile(r"[\s\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
+_UNWRITABLE_TSV = re.compile(r"[^\S ]|[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]")  # whitespace but the space
 
 
-def _checked_labels(distinct, path: str | Path, what: str) -> np.ndarray:
-    """str() of each distinct id, refusing ids a whitespace-separated file cannot hold."""
+def _checked_labels(distinct, path: str | Path, what: str, spaces: bool = False) -> np.ndarray:
+    """str() of each distinct id, refusing ids a whitespace-separated file cannot hold. `spaces`: the id goes into a
+    tab-separated file, where inner spaces survive (not at either end)."""
     labels = np.array([str(x) for x in distinct], dtype=object)
-    bad = np.fromiter(map(bool, map(_UNWRITABLE.search, labels)), bool, len(labels)) | (labels == "")
+    rule = _UNWRITABLE_TSV if spaces else _UNWRITABLE
+    bad = np.fromiter(map(bool, map(rule.search, labels)), bool, len(labels)) | (labels == "")
+    if spaces:
+        bad |= np.fromiter((x != x.strip(" ") for x in labels), bool, len(labels))
     if bad.any():
         x = labels[np.flatnonzero(bad)[0]]
-        raise DataError(f"cannot write {what} {x!r}: ids in this whitespace-separated format cannot be empty or "
-                        f"contain whitespace or control characters", path)
+        where = ("this tab-separated format cannot be empty, contain tabs or control characters, or start or end "
+                 "with a space" if spaces else "this whitespace-separated format cannot be empty or contain "
+                 "whitespace or control characters")
+        raise DataError(f"cannot write {what} {x!r}: ids in {where}", path)
     return labels
 
 
-def id_strings(values, path: str | Path, what: str = "id") -> np.ndarray:
+def id_strings(values, path: str | Path, what: str = "id", *, spaces: bool = False) -> np.ndarray:
     """The ids of `values` as strings (object array), each distinct id formatted and checked once (an id that is
-    empty or holds whitespace or a control character: DataError naming it and the file)."""
+    empty or holds whitespace or a control character: DataError naming it and the file; `spaces`: inner spaces
+    allowed, for tab-separated files)."""
     import pandas as pd
 
     codes, uniques = pd.factorize(np.asarray(values), sort=False)
-    return _checked_labels(uniques, path, what)[codes]
+    return _checked_labels(uniques, path, what, spaces)[codes]
 
 
 def _vocab_strings(vocab, index: np.ndarray, path: str | Path, what: str) -> np.ndarray:
@@ -251,9 +271,10 @@ def write_interactions_tsv(frame, path: str | Path) -> None:
 
 
 def write_item_aspects_tsv(frame, path: str | Path) -> None:
-    """Write columns item, aspect[, weight] as TSV (atomically)."""
+    """Write columns item, aspect[, weight] as TSV (atomically); aspect names may contain spaces (the reader
+    splits tab-separated files on tabs only)."""
     cols = [id_strings(frame["item"].to_numpy(), path, "item id"),
-            id_strings(frame["aspect"].to_numpy(), path, "aspect")]
+            id_strings(frame["aspect"].to_numpy(), path, "aspect", spaces=True)]
     if "weight" in frame:
         cols.append(_number_strings(frame["weight"].to_numpy(), "17g"))
     line = "\t".join(["{}"] * len(cols)) + "\n"

@@ -86,7 +86,8 @@ class Reranker(ABC):
 
     NAME: ClassVar[str] = ""
     Config: ClassVar[type[RerankerConfig]] = RerankerConfig
-    #: context parts the reranker reads: "train" (profiles p(a|u), popularity), "aspects" (A(i), similarity)
+    #: context parts the reranker reads: "train" (profiles p(a|u), popularity), "aspects" (A(i), p(a|u)),
+    #: "similarity" (an item similarity: over the aspects by default, or set in the context)
     NEEDS: ClassVar[tuple[str, ...]] = ("aspects",)
     BLOCK_USERS: ClassVar[int] = 512  # users per block: keeps the per-step (users × N) arrays in cache
 

@@ -17,7 +17,7 @@ from recdiv.diversifiers.normalize import normalize
 class CalibratedConfig(RerankerConfig):
     lambda_: float = Field(0.5, alias="lambda", ge=0.0, le=1.0)
     alpha: float = Field(0.01, gt=0.0, le=1.0)
-    norm: Literal["minmax", "max", "sum", "rank", "none"] = "none"
+    norm: Literal["minmax", "max", "sum", "rank", "none"] = "minmax"
     weighting: Literal["count", "rating", "fractional"] = "fractional"
 
 
@@ -25,7 +25,10 @@ class Calibrated(GreedyReranker):
     """Greedy calibration: I* = argmax (1 − λ)·Σ_{i∈I} s(i) − λ·C_KL(p, q̃(I)).
 
     p(g|u) = (1/|P_u|) Σ_{i∈P_u} p(g|i) (Steck, `weighting=fractional`); q(g|I) = (1/|I|) Σ_{i∈I} p(g|i);
-    q̃ = (1 − α)·q + α·p; C_KL = Σ_{g: p(g|u)>0} p(g|u)·ln(p(g|u)/q̃(g|I)) (natural log). Raw scores (`norm=none`).
+    q̃ = (1 − α)·q + α·p; C_KL = Σ_{g: p(g|u)>0} p(g|u)·ln(p(g|u)/q̃(g|I)) (natural log). s = ŝ, min–max
+    normalised scores (`norm=minmax`, the default): Steck's raw scores (`norm=none`, METRICS.md §E.8) make λ depend
+    on the baseline's score scale (popularity counts in the hundreds swamp the KL term, so λ = 0.5 barely moves a
+    popularity list).
     Each step adds the candidate maximising the objective of S ∪ {i}; users without a training profile (and λ = 0)
     keep the baseline order. Per step only the aspects of i change q̃, so the KL of S ∪ {i} is the KL of S plus a
     sum over A(i) — one sparse mat-vec per step. Steck, "Calibrated recommendations", RecSys 2018. METRICS.md §E.8.

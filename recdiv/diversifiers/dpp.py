@@ -34,6 +34,7 @@ class DPP(GreedyReranker):
     """
 
     NAME = "DPP"
+    NEEDS = ("similarity",)  # an item similarity: over aspects (cosine, jaccard), factors or ratings
     Config = DPPConfig
     BLOCK_USERS = 128  # c is users × k × N
 

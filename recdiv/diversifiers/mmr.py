@@ -37,6 +37,7 @@ class MMR(GreedyReranker):
     """
 
     NAME = "MMR"
+    NEEDS = ("similarity",)  # an item similarity: over aspects (cosine, jaccard), factors or ratings
     Config = MMRConfig
 
     def _rerank_block(self, block, k):

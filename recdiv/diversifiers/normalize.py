@@ -76,6 +76,17 @@ def zscore(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return np.where(mask & ~bad, dev / np.where(bad, 1.0, sd), np.nan)
 
 
+def probability(s: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """P(i) = s⁺(i) / Σ_C s⁺(j) over the masked candidates of every row, uniform when that sum is 0: the score
+    normalisation of xQuAD's P(i|u), the same as its aspect probabilities P(i|u,a) (Santos et al. 2010)."""
+    sp = nonnegative(s, mask)
+    tot = np.sum(np.where(mask, sp, 0.0), axis=1, keepdims=True)
+    cnt = mask.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(tot > 0, sp / np.where(tot > 0, tot, 1.0), 1.0 / np.maximum(cnt, 1))
+    return np.where(mask, out, np.nan)
+
+
 def normalize(s: np.ndarray, mask: np.ndarray, how: str) -> np.ndarray:
     """ŝ = norm(s) over the masked candidates of every row (METRICS.md §E.0)."""
     if how == "minmax":

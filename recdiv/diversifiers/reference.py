@@ -73,6 +73,14 @@ def _minmax(s: list[float]) -> list[float]:
     return [1.0 if hi == lo else (x - lo) / (hi - lo) for x in s]
 
 
+def _probability(s: list[float]) -> list[float]:
+    """s⁺(i) / Σ_j s⁺(j), uniform if the sum is 0 (xQuAD's P(i|u))."""
+    shift = min(0.0, min(s))
+    sp = [x - shift for x in s]
+    tot = sum(sp)
+    return [x / tot if tot > 0 else 1.0 / len(s) for x in sp]
+
+
 def _lambda_values(remaining, rel, nov, lam):
     """RankSys `LambdaReranker` with norm=true: z-scores over the remaining candidates."""
     rs, ns = _Stats(), _Stats()
@@ -157,11 +165,11 @@ def reference_rerank(name: str, params: dict, cands: list[int], scores: list[flo
             return sum(p * P[i].get(a, 0.0) * math.prod(1 - alpha * P[j].get(a, 0.0) for j in S)
                        for a, p in env.pu.items() if p > 0)
 
-        if params.get("norm", "minmax") == "zscore":
+        if params.get("norm", "sum") == "zscore":
             if lam == 0:
                 return list(range(min(k, n)))
             return _greedy(n, k, lambda rem, S: _lambda_values(rem, scores, {i: div(i, S) for i in rem}, lam))
-        sh = _minmax(scores)
+        sh = _probability(scores) if params.get("norm", "sum") == "sum" else _minmax(scores)
         return _greedy(n, k, lambda rem, S: {i: (1 - lam) * sh[i] + lam * div(i, S) for i in rem})
     if name == "NGD":
         if lam == 0:
@@ -195,6 +203,7 @@ def reference_rerank(name: str, params: dict, cands: list[int], scores: list[flo
             return list(range(min(k, n)))
         alpha = params.get("alpha", 0.01)
         p = env.pu_frac
+        sh = scores if params.get("norm", "minmax") == "none" else _minmax(scores)
 
         def pgi(c):
             A = env.aspects(c)
@@ -206,7 +215,7 @@ def reference_rerank(name: str, params: dict, cands: list[int], scores: list[flo
                 for a, v in pgi(c).items():
                     q[a] = q.get(a, 0.0) + v / len(items)
             kl = sum(pa * math.log(pa / ((1 - alpha) * q.get(a, 0.0) + alpha * pa)) for a, pa in p.items() if pa > 0)
-            return (1 - lam) * sum(scores[cands.index(c)] for c in items) - lam * kl
+            return (1 - lam) * sum(sh[cands.index(c)] for c in items) - lam * kl
 
         return _greedy(n, k, lambda rem, S: {i: objective([cands[j] for j in S] + [cands[i]]) for i in rem})
     if name == "Random":

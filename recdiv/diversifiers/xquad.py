@@ -12,21 +12,26 @@ from recdiv.diversifiers.blocks import aspect_probabilities
 from recdiv.diversifiers.greedy import GreedyReranker
 from recdiv.diversifiers.greedy_kernels import aspect_coverage_greedy
 from recdiv.diversifiers.mmr import _baseline
-from recdiv.diversifiers.normalize import nonnegative, normalize, zscore
+from recdiv.diversifiers.normalize import nonnegative, normalize, probability, zscore
 
 
 class XQuADConfig(RerankerConfig):
     lambda_: float = Field(0.5, alias="lambda", ge=0.0, le=1.0)
     alpha: float = Field(1.0, gt=0.0, le=1.0)
-    norm: Literal["minmax", "max", "sum", "rank", "zscore", "none"] = "minmax"
+    norm: Literal["sum", "minmax", "max", "rank", "zscore", "none"] = "sum"
     weighting: Literal["count", "rating", "fractional"] = "count"
 
 
 class XQuAD(GreedyReranker):
     """Explicit query aspect diversification.
 
-    f(i|S) = (1 − λ)·P(i|u) + λ·Σ_a p(a|u)·P(i|u,a)·Π_{j∈S}(1 − α·P(j|u,a)); P(i|u) = ŝ(i) (`norm`, default minmax);
-    P(i|u,a) = s⁺(i)[a∈A(i)] / Σ_{j∈C: a∈A(j)} s⁺(j); p(a|u) count-based. α < 1 is RankSys `AlphaXQuAD`.
+    f(i|S) = (1 − λ)·P(i|u) + λ·Σ_a p(a|u)·P(i|u,a)·Π_{j∈S}(1 − α·P(j|u,a)), with
+    P(i|u) = s⁺(i) / Σ_{j∈C} s⁺(j) (norm=sum, the default) and P(i|u,a) = s⁺(i)[a∈A(i)] / Σ_{j∈C: a∈A(j)} s⁺(j):
+    relevance and coverage are probabilities from the same normalisation of the baseline scores, as Santos et al.
+    define them (both sum to one over the candidates); p(a|u) count-based. α < 1 is RankSys `AlphaXQuAD`.
+    Other `norm` values put P(i|u) = ŝ(i) on another scale: norm=minmax (the default of METRICS.md §E.4
+    [CHOICE] and of recdiv before issue #16) weighs relevance ~N times more than coverage on an N-candidate
+    list, so λ = 0.5 hardly moves it;
     norm=zscore reproduces RankSys with norm=true: both terms (raw score and diversity) are z-scored over the
     remaining candidates at every step, and λ = 0 returns the baseline order.
     Santos et al., "Exploiting query reformulations for web search result diversification", WWW 2010.
@@ -45,7 +50,11 @@ class XQuAD(GreedyReranker):
     def init_state(self, block: CandidateBlock):
         pua = aspect_probabilities(block, nonnegative(block.scores, block.valid))
         pu = block.user_distribution(self.config.weighting)
-        rel = None if self.config.norm == "zscore" else normalize(block.scores, block.valid, self.config.norm)
+        norm = self.config.norm
+        if norm == "sum":
+            rel = probability(block.scores, block.valid)
+        else:
+            rel = None if norm == "zscore" else normalize(block.scores, block.valid, norm)
         return {"pua": pua, "pu": pu, "U": np.ones_like(pu), "rel": rel}
 
     def fused(self, block, k):

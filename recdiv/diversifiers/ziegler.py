@@ -25,6 +25,7 @@ class Ziegler(GreedyReranker):
     """
 
     NAME = "Ziegler"
+    NEEDS = ("similarity",)  # an item similarity: over aspects (cosine, jaccard), factors or ratings
     Config = ZieglerConfig
 
     def init_state(self, block: CandidateBlock):

@@ -9,6 +9,10 @@ unknown name gets a did-you-mean. Other tools' spellings map onto the same measu
 - a spelling: a regular expression over the whole string and the canonical string it stands for,
   ``add_spelling(r"P\\.(\\d+)", r"P@\\1")`` (trec_eval's ``P.10``), ``add_spelling(r"ndcg_cut_(\\d+)", r"nDCG@\\1")``.
   Spellings are tried, in the order added, before the ``Name(param=value)@K`` syntax.
+
+The names of trec_eval, ir_measures and ranx (`recdiv.eval.spellings`) are registered this way when this module is
+imported. `parse_measures` also expands cutoff sweeps: ``P@5,10,20`` (and trec_eval's ``P.5,10,20``) is P@5, P@10,
+P@20 (`expand_sweeps`).
 """
 
 from __future__ import annotations
@@ -18,9 +22,10 @@ from collections.abc import Iterable
 
 import recdiv.eval.metrics  # noqa: F401  (registers every measure)
 from recdiv.errors import ConfigError
+from recdiv.eval import spellings
 from recdiv.eval.measure import MEASURES, Measure
 
-__all__ = ["add_spelling", "list_measures", "parse_measure", "parse_measures"]
+__all__ = ["add_spelling", "expand_sweeps", "list_measures", "parse_measure", "parse_measures"]
 
 _PATTERN = re.compile(r"^\s*(?P<name>[A-Za-z][\w\-]*)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>\S+))?\s*$")
 _SPELLINGS: list[tuple[re.Pattern, str]] = []
@@ -33,10 +38,23 @@ def add_spelling(pattern: str, replacement: str) -> None:
 
 def _respell(text: str) -> str:
     stripped = text.strip()
+    level = _RANX_LEVEL.fullmatch(stripped)
+    if level:  # ranx's relevance level suffix: `precision@10-l4` is precision(rel=4)@10
+        name, stripped = level["name"], level["base"]
+        if name.lower() in ("ndcg", "dcg") and level["level"] != "1":
+            raise ConfigError(f"{text!r}: ranx's {name} at level {level['level']} drops the gain of lower grades; "
+                              f"recdiv's {name} (trec_eval's) keeps it. Use {name}@K (level 1), or "
+                              f"{name}_burges@K-l{level['level']} (gain 2^g − 1 above the level)")
     for rx, replacement in _SPELLINGS:
         if rx.fullmatch(stripped):
-            return rx.sub(replacement, stripped)
-    return text
+            stripped = rx.sub(replacement, stripped)
+            break
+    if level:
+        m = _PATTERN.match(stripped)
+        if m:
+            params = ",".join(p for p in ((m["params"] or "").strip(), f"rel={level['level']}") if p)
+            stripped = f"{m['name']}({params})" + (f"@{m['cutoff']}" if m["cutoff"] else "")
+    return stripped
 
 
 def parse_measure(text: str | Measure) -> Measure:
@@ -82,8 +100,30 @@ def parse_measure(text: str | Measure) -> Measure:
     return entry.obj(cutoff, **{**preset, **params})
 
 
-def parse_measures(texts: Iterable[str | Measure]) -> list[Measure]:
-    return [parse_measure(t) for t in texts]
+_SWEEP = re.compile(r"(?P<head>.+?)(?P<sep>[@._])(?P<cuts>\d+(?:\s*,\s*\d+)+)")
+
+
+def expand_sweeps(text: str | Measure) -> list[str | Measure]:
+    """A cutoff sweep as its measures: ``P@5,10,20`` → P@5, P@10, P@20 (``nDCG(gain=exp)@5,10``, trec_eval's
+    ``P.5,10,20`` and ``ndcg_cut.5,10`` too); anything else as it is."""
+    m = _SWEEP.fullmatch(text.strip()) if isinstance(text, str) else None
+    if not m:
+        return [text]
+    return [f"{m['head']}{m['sep']}{cut.strip()}" for cut in m["cuts"].split(",")]
+
+
+def parse_measures(texts: Iterable[str | Measure] | str) -> list[Measure]:
+    """Parse several measures (sweeps expanded); a single string is one measure or one sweep."""
+    if isinstance(texts, str):
+        texts = [texts]
+    return [parse_measure(one) for t in texts for one in expand_sweeps(t)]
+
+
+for _alias, _target, _preset in spellings.ALIASES:
+    MEASURES.alias(_alias, _target, **_preset)
+for _pattern, _replacement in spellings.SPELLINGS:
+    add_spelling(_pattern, _replacement)
+_RANX_LEVEL = re.compile(spellings.RANX_LEVEL)
 
 
 def list_measures() -> list[type[Measure]]:

@@ -42,7 +42,8 @@ class RunView:
 
     def key(self, *parts: Any) -> tuple:
         """The cache key of a value derived from this view (`parts` name it)."""
-        return ("run view", self.rankings, self.qrels, float(self.threshold), self.context.population, *parts)
+        return ("run view", self.rankings, self.qrels, float(self.threshold), self.context.population,
+                float(self.population_threshold), *parts)
 
     def memo(self, key: Any, build: Callable[[], T]) -> T:
         """A value derived from this view (shared by several measures), computed once and kept in the context's
@@ -59,7 +60,23 @@ class RunView:
         self.context = context
         # negative labels are pooled but unjudged (trec_eval): never relevant, so τ < 0 acts as τ = 0
         self.threshold = relevance_threshold(context.threshold)
+        self.population_threshold = context.threshold  # the threshold that chose `users` (see at_threshold)
         self.users = qrels.population(context.threshold, context.population)
+
+    def at_threshold(self, threshold: float) -> RunView:
+        """The same users (the evaluated population) judged at another relevance threshold: relevant ⇔ grade ≥
+        `threshold` (a measure's own level, ir_measures' `rel=`). Cached per threshold."""
+        if threshold == self.threshold:
+            return self
+        cache = self.__dict__.setdefault("_levels", {})
+        if threshold not in cache:
+            view = RunView.__new__(RunView)
+            view.rankings, view.qrels, view.context = self.rankings, self.qrels, self.context
+            view.threshold, view.users = relevance_threshold(float(threshold)), self.users
+            view.population_threshold = self.population_threshold
+            view.__dict__["aligned"] = self.aligned
+            cache[threshold] = view
+        return cache[threshold]
 
     @cached_property
     def aligned(self) -> Rankings:

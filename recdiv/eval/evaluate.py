@@ -18,7 +18,7 @@ from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
 from recdiv.errors import ConfigError
 from recdiv.eval.catalog import parse_measure, parse_measures
-from recdiv.eval.context import EvalContext, RunView
+from recdiv.eval.context import EvalContext
 from recdiv.eval.measure import Measure, PairwiseMeasure
 
 if TYPE_CHECKING:  # pandas and scipy load where they are used: `recdiv eval` needs neither
@@ -124,7 +124,7 @@ def evaluate(
         for m in ms:
             if m.KIND == "per-user":
                 v = per_user[name][str(m)] = m.per_user(run, qrels, context)
-                values[name][str(m)] = float(m.aggregate(v, RunView.of(context, run, qrels)))
+                values[name][str(m)] = float(m.aggregate(v, m.run_view(run, qrels, context)))
             elif m.KIND == "pairwise":
                 v = per_user[name][str(m)] = m.compare(run, runs[baseline], qrels, context)
                 values[name][str(m)] = float(np.mean(v)) if len(v) else 0.0

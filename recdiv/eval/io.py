@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from recdiv.data._read import Table, parse_table
 from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
@@ -203,6 +205,43 @@ def load_inputs(
     if pt is not None:
         context.previous = rankings_of(pt, users, items)
     return EvalInputs(qrels, runs, context)
+
+
+# what an evaluation covered ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RunCoverage:
+    """How one run's users meet the qrels: what `recdiv eval` states before its numbers.
+
+    listed: users with a non-empty list; evaluated: the evaluated population (every run is averaged over it);
+    matched: evaluated users with a list (the others score 0); unjudged: listed users without any judgment
+    (ignored); outside: listed users with judgments but outside the population (ignored, e.g. no relevant item).
+    """
+
+    run: str
+    listed: int
+    evaluated: int
+    matched: int
+    unjudged: int
+    outside: int
+    example: str | None = None  # an unjudged user id of the run, for the no-match warning
+
+
+def coverage(inputs: EvalInputs) -> list[RunCoverage]:
+    """The `RunCoverage` of every run of `inputs` (population from the context's threshold and population)."""
+    ctx, qrels = inputs.context, inputs.qrels
+    n = len(qrels.users)
+    judged = qrels.n_judged() > 0
+    in_pop = np.zeros(n, dtype=bool)
+    in_pop[qrels.population(ctx.threshold, ctx.population)] = True
+    out = []
+    for name, run in inputs.runs.items():
+        listed = np.zeros(n, dtype=bool)
+        listed[run.users[run.lengths > 0]] = True
+        unjudged = listed & ~judged
+        example = str(qrels.users.id_of(np.flatnonzero(unjudged)[:1])[0]) if unjudged.any() else None
+        out.append(RunCoverage(name, int(listed.sum()), int(in_pop.sum()), int((listed & in_pop).sum()),
+                               int(unjudged.sum()), int((listed & judged & ~in_pop).sum()), example))
+    return out
 
 
 def _load_subtopic_inputs(path, run_paths, threshold, population, scale) -> EvalInputs:

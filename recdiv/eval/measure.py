@@ -231,7 +231,12 @@ class PerUserMeasure(Measure):
         """Per-user values over the evaluated population (`RunView.of(context, ...).users` order)."""
         context = context or EvalContext()
         self._check_context(context)
-        return self.compute(RunView.of(context, rankings, qrels))
+        return self.compute(self.run_view(rankings, qrels, context))
+
+    def run_view(self, rankings: Rankings, qrels: Qrels, context: EvalContext):
+        """The `RunView` this measure computes on: the context's (a measure with its own relevance level, `rel=`,
+        judges the same users at that level)."""
+        return RunView.of(context, rankings, qrels)
 
     def compute(self, view) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -243,7 +248,7 @@ class PerUserMeasure(Measure):
     def value(self, rankings: Rankings, qrels: Qrels, context: EvalContext | None = None) -> float:
         """The system value: `aggregate` of the per-user values."""
         context = context or EvalContext()
-        return self.aggregate(self.per_user(rankings, qrels, context), RunView.of(context, rankings, qrels))
+        return self.aggregate(self.per_user(rankings, qrels, context), self.run_view(rankings, qrels, context))
 
 
 class SystemMeasure(Measure):

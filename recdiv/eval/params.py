@@ -4,6 +4,8 @@ aggregates. A measure that needs another default uses `dataclasses.replace(PARAM
 
 from __future__ import annotations
 
+import math
+
 from recdiv.aspects.similarity import SIMILARITIES
 from recdiv.errors import ConfigError
 from recdiv.eval.measure import Param
@@ -12,8 +14,8 @@ from recdiv.models.discount import SYNTAX as DISCOUNT_SYNTAX
 from recdiv.models.relevance import SYNTAX as RELEVANCE_SYNTAX
 from recdiv.models.relevance import parse_relevance
 
-__all__ = ["DISC", "DIST", "DISTANCES", "IDEAL_TIES", "POSITION_DISC", "PROFILE_REL", "REDUNDANCY", "REL", "UNDEFINED",
-           "USERS", "WEIGHTS"]
+__all__ = ["DISC", "DIST", "DISTANCES", "IDEAL_TIES", "LEVEL", "POSITION_DISC", "PROFILE_REL", "REDUNDANCY", "REL",
+           "UNDEFINED", "USERS", "WEIGHTS"]
 
 #: item distances d = 1 − sim of the distance-based measures: the registered item similarities
 DISTANCES = tuple(SIMILARITIES.names())
@@ -25,6 +27,14 @@ def _position_only(spec: str) -> None:
                           f"alone: {POSITION_SYNTAX}")
 
 
+def _finite_level(level: float | None) -> None:
+    if level is not None and not math.isfinite(level):
+        raise ConfigError("a relevance level is a finite grade, e.g. rel=4")
+
+
+#: ir_measures' relevance level of the accuracy measures: relevant ⇔ grade ≥ rel, for this measure only
+LEVEL = Param("rel", float, None, "relevance level of this measure: relevant ⇔ grade ≥ rel (ir_measures' rel=); "
+              "default τ (--rel-threshold); the users averaged over stay the evaluated population", spec=_finite_level)
 DISC = Param("disc", str, "none", f"rank discount disc(k): {DISCOUNT_SYNTAX}", spec=parse_discount)
 POSITION_DISC = Param("disc", str, "none", f"rank discount of position: {POSITION_SYNTAX}", spec=_position_only)
 REL = Param("rel", str, "none", f"relevance model p(rel|i,u): {RELEVANCE_SYNTAX}", spec=parse_relevance)

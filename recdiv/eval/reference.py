@@ -74,6 +74,19 @@ What `recdiv eval` (and `recdiv compare`) can read besides QRELS and TREC runs:
 - `--rating-scale MIN:MAX` (`EvalContext(scale=(MIN, MAX))`): r_max, see above.
 
 Cutoff column: `@K` required, `[@K]` optional (no cutoff = the whole list), `—` none.
+
+Other tools' names read as the same measures (`recdiv.eval.spellings`; tests compare the numbers with
+pytrec_eval, ir_measures and ranx on the same files): trec_eval `P.10` / `P_10`, `recall.10`, `ndcg_cut.10`,
+`ndcg`, `map`, `map_cut.10`, `recip_rank`, `Rprec`, `bpref`, `success.10`, `infAP`; ir_measures `P(rel=4)@10`,
+`R@10`, `nDCG@10`, `AP`, `RR@10`, `Bpref`, `Success@10`, `alpha_nDCG@20`, `ERR_IA@20`; ranx `precision@10`,
+`recall@10`, `ndcg@10`, `ndcg_burges@10` (= `nDCG(gain=exp)@10`), `map@10`, `mrr`, `hit_rate@10`, `f1@10`,
+`r-precision`, `bpref`, and ranx's level suffix `precision@10-l4` (= `P(rel=4)@10`). Where a tool's definition
+differs no alias is made: ranx `ndcg@10-lN` for N > 1 zeroes the gain of grades below N (recdiv's nDCG, as
+trec_eval's, does not: refused with a hint), ranx `hits@K` is a count and `rbp.P` weighs raw grades; ir_measures'
+`ERR@K` is gdeval's (maximum grade 4), recdiv's ERR normalises by the maximum test grade and zeroes grades
+below τ (RankSys). `rel=` sets one measure's relevance level (relevant ⇔ grade ≥ rel) over the same evaluated
+users: `recdiv eval -m P@10 'P(rel=5)@10'`. A cutoff sweep `P@5,10,20` (trec_eval: `P.5,10,20`) is three
+measures.
 """
 
 
@@ -91,8 +104,9 @@ def _cell(text: str) -> str:
 
 
 def signature(cls: type[Measure]) -> str:
-    """`Name(param=default,...)@K` with `[@K]` for an optional cutoff."""
-    params = ", ".join(f"{p.name}={_fmt(p.default)}" for p in cls.PARAMS)
+    """`Name(param=default,...)@K` with `[@K]` for an optional cutoff; parameters without a default value (the
+    relevance level `rel` of the accuracy measures: the evaluation's threshold) are listed below it, not here."""
+    params = ", ".join(f"{p.name}={_fmt(p.default)}" for p in cls.PARAMS if p.default is not None)
     cut = {"required": "@K", "optional": "[@K]", "none": ""}.get(cls.CUTOFF, "")
     return f"{cls.NAME}{f'({params})' if params else ''}{cut}"
 
@@ -113,7 +127,7 @@ def notes(cls: type[Measure]) -> list[str]:
 
 def parameter_lines(cls: type[Measure]) -> list[str]:
     """`name` (default): description; allowed values — one per declared parameter."""
-    return [f"`{p.name}` ({_fmt(p.default)}): {p.describe()}" for p in cls.PARAMS]
+    return [f"`{p.name}` ({'τ' if p.default is None else _fmt(p.default)}): {p.describe()}" for p in cls.PARAMS]
 
 
 def markdown() -> str:

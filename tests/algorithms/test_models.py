@@ -20,7 +20,7 @@ def two_users(kind: str) -> Interactions:
 def test_user_knn_two_user_example_explicit():
     # centred: A (+1, −1), B (1/3, −5/3, 4/3); sim = 2 / (√2·√(42/9)) > 0; prediction for A on i2:
     # μ_A + sim·(4/3)/sim = 4 + 4/3; i3 has no rater -> not scored, so A's list is just [i2]
-    m = make_recommender("user-knn").fit(two_users("explicit"))
+    m = make_recommender("user-knn", feedback="explicit").fit(two_users("explicit"))
     r = m.recommend(np.array([0]), 5)
     assert r.items[0].tolist() == [2, -1, -1, -1]
     assert r.scores[0, 0] == pytest.approx(4 + 4 / 3)
@@ -42,8 +42,8 @@ def test_native_knn_matches_lenskit(kind, name, params):
     base = random_interactions(n_users=50, n_items=35, kind="explicit", seed=9)
     train = base.with_values(rng.uniform(1, 5, base.nnz), kind=kind)
     users = np.arange(train.n_users)
-    native = make_recommender(name, **params).fit(train)
-    lenskit = make_recommender(name, backend="lenskit", **params).fit(train)
+    native = make_recommender(name, feedback="auto", **params).fit(train)  # auto: the data's kind decides
+    lenskit = make_recommender(name, backend="lenskit", feedback="auto", **params).fit(train)
     a, b = native._score_block(users), lenskit._score_block(users)
     np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
     np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-5)  # LensKit computes in float32
@@ -53,8 +53,10 @@ def test_item_knn_save_nbrs_matches_lenskit():
     rng = np.random.default_rng(4)
     base = random_interactions(n_users=50, n_items=35, seed=9)
     train = base.with_values(rng.uniform(1, 5, base.nnz))
-    a = make_recommender("item-knn", k=4, save_nbrs=10).fit(train)._score_block(np.arange(50))
-    b = make_recommender("item-knn", k=4, save_nbrs=10, backend="lenskit").fit(train)._score_block(np.arange(50))
+    # explicit: real-valued ratings have no similarity ties (binary data would tie at the save_nbrs-th neighbour)
+    a = make_recommender("item-knn", k=4, save_nbrs=10, feedback="explicit").fit(train)._score_block(np.arange(50))
+    b = make_recommender("item-knn", k=4, save_nbrs=10, feedback="explicit",
+                         backend="lenskit").fit(train)._score_block(np.arange(50))
     np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
     np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-5)
 
@@ -109,10 +111,10 @@ def test_item_knn_dense_path_equals_sparse_kernel(monkeypatch, kind, params):
     values = rng.uniform(1, 5, base.nnz) if not kind.startswith("integer") else base.values
     train = base.with_values(values, kind="implicit" if kind.endswith("implicit") else "explicit")
     users = np.arange(train.n_users)
-    dense = make_recommender("item-knn", **params).fit(train)
+    dense = make_recommender("item-knn", feedback="auto", **params).fit(train)
     assert dense.sims_dense_ is not None
     monkeypatch.setattr(knn, "DENSE_MAX_CELLS", 0)
-    sparse = make_recommender("item-knn", **params).fit(train)
+    sparse = make_recommender("item-knn", feedback="auto", **params).fit(train)
     assert sparse.sims_dense_ is None
     a, b = dense._score_block(users), sparse._score_block(users)
     assert np.isfinite(a).any()

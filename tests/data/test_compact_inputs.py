@@ -95,5 +95,5 @@ def test_rerank_names_the_line_of_an_unknown_candidate(tmp_path, capsys):
     rc = main(["rerank", str(tmp_path / "run"), "--method", "MMR", "--aspects", str(tmp_path / "asp"), "-o",
                str(tmp_path / "out")])
     assert rc == 2
-    assert f"{tmp_path / 'run'}:3: item 'zz' is in neither the aspect file" in capsys.readouterr().err
+    assert f"{tmp_path / 'run'}:3: item 'zz' is not in the aspect file" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()

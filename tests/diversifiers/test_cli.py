@@ -31,8 +31,8 @@ def test_rerank_xquad_and_ia_select(tmp_path):
         assert main(["rerank", str(run), "--method", spelling, "--aspects", str(asp), "--train", str(train),
                      "-k", "3", "-o", str(other)]) == 0
         assert other.read_text() == out.read_text()
-    rc = main(["rerank", str(run), "--method", "xQuAD", "--param", "lambda=0.9", "--aspects", str(asp),
-               "--train", str(train), "-k", "3", "-o", str(out)])
+    rc = main(["rerank", str(run), "--method", "xQuAD", "--param", "lambda=0.9", "--param", "norm=minmax",
+               "--aspects", str(asp), "--train", str(train), "-k", "3", "-o", str(out)])
     assert rc == 0 and read_trec_run(out)["item"].tolist() == ["c1", "c5", "c4"]
     rc = main(["rerank", str(run), "--method", "Random", "--seed", "42", "--aspects", str(asp), "-k", "3",
                "-o", str(out)])

@@ -19,8 +19,9 @@ CASES = [
     ("Ziegler", {"theta_F": 0.5}, ("c1", "c3", "c2")),
     ("Ziegler", {"theta_F": 0.9}, ("c1", "c3", "c5")),
     ("IASelect", {}, ("c1", "c3", "c4")),
-    ("xQuAD", {"lambda": 0.5}, ("c1", "c2", "c3")),
-    ("xQuAD", {"lambda": 0.9}, ("c1", "c5", "c4")),
+    ("xQuAD", {"lambda": 0.5, "norm": "minmax"}, ("c1", "c2", "c3")),
+    ("xQuAD", {"lambda": 0.9, "norm": "minmax"}, ("c1", "c5", "c4")),
+    ("xQuAD", {}, ("c1", "c5", "c4")),
     ("NGD", {"lambda": 0.5}, ("c1", "c5", "c3")),
     ("PM2", {"lambda": 0.9}, ("c1", "c3", "c5")),
     ("PM2", {"lambda": 0.5}, ("c5", "c4", "c1")),
@@ -28,11 +29,12 @@ CASES = [
     ("DPP", {"theta": 0.5}, ("c1", "c3", "c5")),
     ("DPP", {"theta": 0.7}, ("c1", "c3", "c5")),
     ("DPP", {"theta": 0.9}, ("c1", "c3", "c5")),
-    ("Calibrated", {"lambda": 0.5}, ("c4", "c5", "c1")),
-    ("Calibrated", {"lambda": 0.2}, ("c1", "c3", "c2")),
-    ("Calibrated", {"lambda": 0.1}, ("c1", "c2", "c3")),
-    ("Calibrated", {"lambda": 0.05}, ("c1", "c2", "c3")),
-    ("Calibrated", {"lambda": 0.0}, ("c1", "c2", "c3")),
+    ("Calibrated", {"lambda": 0.5, "norm": "none"}, ("c4", "c5", "c1")),
+    ("Calibrated", {"lambda": 0.2, "norm": "none"}, ("c1", "c3", "c2")),
+    ("Calibrated", {"lambda": 0.1, "norm": "none"}, ("c1", "c2", "c3")),
+    ("Calibrated", {"lambda": 0.05, "norm": "none"}, ("c1", "c2", "c3")),
+    ("Calibrated", {"lambda": 0.0, "norm": "none"}, ("c1", "c2", "c3")),
+    ("Calibrated", {}, ("c1", "c5", "c3")),
     ("Random", {"seed": 42}, ("c5", "c3", "c4")),
 ]
 
@@ -76,11 +78,30 @@ def test_ia_select_step_values():
 
 
 def test_xquad_step_values():
-    s = _steps("xQuAD", {"lambda": 0.5})
+    s = _steps("xQuAD", {"lambda": 0.5, "norm": "minmax"})
     np.testing.assert_allclose(s[0], [0.5978, 0.4620, 0.3173, 0.2479, 0.125], atol=1e-4)
-    s = _steps("xQuAD", {"lambda": 0.9})
+    s = _steps("xQuAD", {"lambda": 0.9, "norm": "minmax"})
     np.testing.assert_allclose(s[0], [0.2761, 0.2315, 0.1712, 0.2462, 0.225], atol=1e-4)
     np.testing.assert_allclose(s[1][1:], [0.1703, 0.1712, 0.2003, 0.225], atol=1e-4)
+
+
+def test_xquad_default_step_values():
+    # Santos et al.'s form (norm=sum): P(i|u) = s/Σs = (.9, .8, .7, .6, .5)/3.5 and P(i|u,a) as in §E.4. Step 1:
+    # f(c1) = .5·.2571 + .5·(.5·.3913) = .2264; c4 = .5·.1714 + .5·(.5·.2609 + .25·.4615) = .2086; c5 = .0714 + .125.
+    # After c1, U_A = 1 − .3913: c5 (.1964) beats c4 (.1831); after c5, U_D = 0 and c4 (.1831) beats c3 (.1673).
+    s = _steps("xQuAD", {})
+    np.testing.assert_allclose(s[0], [0.226398, 0.201242, 0.167308, 0.208624, 0.196429], atol=1e-6)
+    np.testing.assert_allclose(s[1][1:], [0.167216, 0.167308, 0.183104, 0.196429], atol=1e-6)
+    np.testing.assert_allclose(s[2][1:4], [0.167216, 0.167308, 0.183104], atol=1e-6)
+
+
+def test_calibrated_default_step_values():
+    # min–max scores (1, .75, .5, .25, 0), λ = .5, p(g|u) = (A .5, C 1/6, D 1/3), α = .01: the objective of S ∪ {i},
+    # .5·Σŝ − .5·KL(p, q̃); step 1 c1 −.4793 (KL of {c1} alone: .5·ln(.5/.505) + (1/6)·ln(100) + (1/3)·ln(100))
+    s = _steps("Calibrated", {})
+    np.testing.assert_allclose(s[0], [-0.4793, -0.6043, -1.5202, -0.5515, -1.3531], atol=1e-4)
+    np.testing.assert_allclose(s[1][1:], [-0.1043, 0.0735, -0.0085, 0.1833], atol=1e-4)
+    np.testing.assert_allclose(s[2][1:4], [0.5625, 0.7072, 0.625], atol=1e-4)
 
 
 def test_ngd_values():

@@ -20,7 +20,7 @@ import numpy as np
 from recdiv.errors import ConfigError
 from recdiv.eval.context import RunView
 from recdiv.eval.measure import Param, PerUserMeasure, SystemMeasure, register
-from recdiv.eval.params import POSITION_DISC
+from recdiv.eval.params import LEVEL, POSITION_DISC
 from recdiv.models.discount import Discount, ExponentialDiscount, HalfLifeDiscount, JKDiscount, parse_discount
 from recdiv.models.gain import GAINS, gain_values
 from recdiv.models.relevance import stop_probability
@@ -91,6 +91,17 @@ def _ranks(k: int) -> np.ndarray:
     return np.arange(1, k + 1, dtype=np.float64)
 
 
+class _Leveled(PerUserMeasure):
+    """An accuracy measure with ir_measures' relevance level `rel=`: relevant ⇔ grade ≥ rel for this measure
+    (`P(rel=5)@10` next to `P@10` at --rel-threshold 4); the users averaged over stay the evaluated population."""
+
+    PARAMS = (LEVEL,)
+
+    def run_view(self, rankings, qrels, context):
+        view = super().run_view(rankings, qrels, context)
+        return view if self.rel is None else view.at_threshold(self.rel)
+
+
 # DCG-like sums (gains: recdiv.models.gain; discounts: recdiv.models.discount) ---------------------------
 def _rank_factors(discount: Discount, n: int) -> tuple[np.ndarray, bool]:
     """(factors, divide) for ranks 1..n: the discount's divisors (log, jk, half-life: trec_eval divides), else
@@ -156,7 +167,7 @@ def _dcg(view: RunView, gain: str, discount: Discount, cutoff: int | None) -> np
 
 # measures ------------------------------------------------------------------------------------------
 @register
-class Precision(PerUserMeasure):
+class Precision(_Leveled):
     """Precision at K: the fraction of the top K that is relevant.
 
     P@K(u) = |R^K ∩ Rel_u| / K (short lists still divide by K). trec_eval `P.K`; Valcarce et al. 2018 eq. 1.
@@ -174,7 +185,7 @@ class Precision(PerUserMeasure):
 
 
 @register
-class Recall(PerUserMeasure):
+class Recall(_Leveled):
     """Recall at K: the fraction of all relevant test items found in the top K.
 
     Recall@K(u) = |R^K ∩ Rel_u| / |Rel_u|. trec_eval `recall.K`; Valcarce et al. 2018 eq. 2. METRICS.md §A.2.
@@ -190,7 +201,7 @@ class Recall(PerUserMeasure):
 
 
 @register
-class F1(PerUserMeasure):
+class F1(_Leveled):
     """Harmonic mean of P@K and Recall@K.
 
     F1@K(u) = 2·P·R/(P + R) = 2·|R^K ∩ Rel_u| / (K + |Rel_u|) (0 if no hit). Van Rijsbergen 1979. METRICS.md §A.1–A.2.
@@ -207,7 +218,7 @@ class F1(PerUserMeasure):
 
 
 @register
-class HitRate(PerUserMeasure):
+class HitRate(_Leveled):
     """Hit rate: 1 if any relevant item is in the top K.
 
     HitRate@K(u) = [|R^K ∩ Rel_u| > 0] (trec_eval `success.K`). Deshpande & Karypis 2004. METRICS.md §A.1.
@@ -223,7 +234,7 @@ class HitRate(PerUserMeasure):
 
 
 @register
-class AP(PerUserMeasure):
+class AP(_Leveled):
     """Average precision (trec_eval `map_cut.K`; without cutoff trec_eval `map`).
 
     AP@K(u) = (1/|Rel_u|) · Σ_{k ≤ min(K,n)} rel_k · P@k(u) — the denominator is |Rel_u|, not min(K, |Rel_u|).
@@ -239,13 +250,14 @@ class AP(PerUserMeasure):
         return _safe_div(_stats(view, self.cutoff)[1], view.n_rel)
 
 
-class _DCGBase(PerUserMeasure):
+class _DCGBase(_Leveled):
     PARAMS = (
         Param("gain", str, "rating", "gain G of a judged grade g: g, [g ≥ τ], 2^g − 1 (g ≥ τ), 2^(g−τ+1) − 1 (g ≥ τ)",
               choices=GAINS),
         replace(POSITION_DISC, default="log", description="rank discount D(k): log (1/log2(k+1), trec_eval), "
                 "jk (1 for k ≤ b, else 1/log_b k), or any position discount: recip, exp<p>, halflife<α>, none"),
         Param("b", float, 2.0, "log base of disc=jk", low=1.0, low_open=True),
+        LEVEL,
     )
 
     def validate(self) -> None:
@@ -296,7 +308,7 @@ class NDCG(_DCGBase):
 
 
 @register
-class RR(PerUserMeasure):
+class RR(_Leveled):
     """Reciprocal rank of the first relevant item (mean over users = MRR).
 
     RR@K(u) = 1 / min{k ≤ K : rel_k = 1}, 0 if none. trec_eval `recip_rank`; Voorhees 1999. METRICS.md §A.5.
@@ -312,7 +324,7 @@ class RR(PerUserMeasure):
 
 
 @register
-class Rprec(PerUserMeasure):
+class Rprec(_Leveled):
     """R-precision: precision at rank |Rel_u|.
 
     Rprec(u) = |R^{|Rel_u|} ∩ Rel_u| / |Rel_u| (missing positions non-relevant). trec_eval `Rprec`. METRICS.md §A.6.
@@ -348,7 +360,7 @@ def _nonrel_above(view: RunView) -> np.ndarray:
 
 
 @register
-class Bpref(PerUserMeasure):
+class Bpref(_Leveled):
     """bpref: how often relevant items are ranked above judged non-relevant ones (unjudged items skipped).
 
     bpref@K(u) = (1/R) Σ_{relevant i_k, k ≤ K} [1 if nr(k) = 0 else 1 − min(nr(k), R)/min(N, R)], R = |Rel_u|,
@@ -373,7 +385,7 @@ class Bpref(PerUserMeasure):
 
 
 @register
-class InfAP(PerUserMeasure):
+class InfAP(_Leveled):
     """Inferred average precision (Yilmaz & Aslam 2006).
 
     infAP@K(u) = (1/|Rel_u|) Σ_{relevant i_k, k ≤ K} E[P@k], with rel_a / nrel_a the judged relevant /
@@ -386,7 +398,7 @@ class InfAP(PerUserMeasure):
 
     NAME = "infAP"
     PARAMS = (Param("variant", str, "trec_eval", "E[P@k] with trec_eval's pool factor, or as Valcarce et al. 2018",
-                    choices=("trec_eval", "valcarce")),)
+                    choices=("trec_eval", "valcarce")), LEVEL)
     FORMULA = ("(1/|Rel_u|) Σ_{rel i_k} E[P@k]; E[P@k] = 1/k + ((k−1)/k)·(pool/(k−1))·(rel+ε)/(rel+nrel+2ε), "
                "pool = rel + nrel + pooled-unjudged above k (trec_eval; valcarce: no pool factor)")
     CITATION = "Yilmaz & Aslam 2006; trec_eval infAP; Valcarce et al. 2018 eq. 7–8"
@@ -412,7 +424,7 @@ class InfAP(PerUserMeasure):
 
 
 @register
-class RBP(PerUserMeasure):
+class RBP(_Leveled):
     """Rank-biased precision (Moffat & Zobel 2008): a user moves to the next item with probability p.
 
     RBP@K(u) = (1 − p) Σ_{k ≤ min(K,n)} p^{k−1} G(i_k); `gain=binary` G = [g ≥ τ], `gain=graded` G = g / r_max
@@ -422,7 +434,7 @@ class RBP(PerUserMeasure):
     NAME = "RBP"
     PARAMS = (Param("p", float, 0.9, "persistence: probability of moving to the next item", low=0.0, high=1.0,
                     low_open=True, high_open=True),
-              Param("gain", str, "binary", "G = [g ≥ τ], or g / r_max", choices=("binary", "graded")))
+              Param("gain", str, "binary", "G = [g ≥ τ], or g / r_max", choices=("binary", "graded")), LEVEL)
     FORMULA = "(1 − p) Σ_{k≤K} p^{k−1} G(i_k); G = [g ≥ τ] or g / r_max"
     CITATION = "Moffat & Zobel 2008"
     SECTION = "A.9"
@@ -440,7 +452,7 @@ class RBP(PerUserMeasure):
 
 
 @register
-class ERR(PerUserMeasure):
+class ERR(_Leveled):
     """Expected reciprocal rank (Chapelle et al. 2009), cascade model, RankSys recsys instantiation.
 
     R(i) = (2^{g(i)} − 1) / 2^{g_max}, g(i) = r(u,i) if ≥ τ else 0, g_max = r_max (the declared rating scale's

@@ -79,7 +79,7 @@ class RankBiasedEntropy(PerUserMeasure):
     def compute(self, view):
         space = aspect_space(view)
         items = _list(self, view)
-        w = ExponentialDiscount(self.p).positions(items.shape[1])  # p^(k−1)
+        w = ExponentialDiscount(self.p).positions(items.shape[1])  # p^(k−1), the model layer's geometric discount
         c = np.einsum("nka,k->na", _rows(space.indicator, items), w) + self.smoothing
         h = np.array([entropy(row) for row in c])  # the one entropy (recdiv.models.concentration)
         return np.where((items >= 0).any(axis=1), h, 0.0)

@@ -1,0 +1,121 @@
+"""What `recdiv eval` and `recdiv compare` share: the `-m` option and the statement of what was evaluated.
+
+`-m/--measure` is repeatable and takes several values (`-m P@10 nDCG@10 -m AP`), before or after the positional
+files: a value that is not a measure but names an existing file is a positional (`-m P@10 QRELS RUN` reads as
+`QRELS RUN -m P@10`); `--` ends the measures. Cutoff sweeps expand (`P@5,10,20`, trec_eval's `P.5,10,20`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from recdiv.errors import ConfigError
+
+if TYPE_CHECKING:
+    from recdiv.eval.context import EvalContext
+    from recdiv.eval.io import RunCoverage
+
+
+class InOrder(argparse.Action):
+    """Stores an argument (extending a list for -m) and records it, in command-line order, on `_in_order`: the
+    values of a greedy `-m` may hold the files that follow it, and their place among the positionals matters."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        order = getattr(namespace, "_in_order", None)
+        if order is None:
+            order = []
+            namespace._in_order = order
+        order.append((self.dest, values))
+        if option_string is not None:  # -m: several values, repeatable
+            values = [*(getattr(namespace, self.dest, None) or []), *values]
+        setattr(namespace, self.dest, values)
+
+
+def add_measure_option(p: argparse.ArgumentParser, default: str = "") -> None:
+    p.add_argument("-m", "--measure", dest="measures", action=InOrder, nargs="+", metavar="MEASURE",
+                   help="measure(s), repeatable, before or after the files: nDCG@10, 'nDCG(gain=exp)@10', sweeps "
+                        "P@5,10,20; trec_eval (P.10, ndcg_cut_10, map, recip_rank), ir_measures (P(rel=4)@10, R@10) "
+                        "and ranx (precision@10, mrr) spellings" + default)
+
+
+def sort_measure_args(args: argparse.Namespace, positionals: Sequence[str]) -> list[str]:
+    """The measures of -m (sweeps expanded); values of -m that are not measures but existing files go, in
+    command-line order with the other positional values, to `positionals` (names on `args`: the first takes one
+    value, the last the rest). A value that is neither is an unknown measure (ConfigError with a did-you-mean)."""
+    from recdiv.eval.catalog import expand_sweeps, parse_measure
+
+    measures, files = [], []
+    for dest, values in getattr(args, "_in_order", []):
+        if values is None:
+            continue
+        if dest != "measures":
+            files += [values] if isinstance(values, str) else list(values)
+            continue
+        for text in values:
+            try:
+                for one in expand_sweeps(text):
+                    parse_measure(one)
+            except ConfigError as e:
+                if os.path.isfile(text):
+                    files.append(text)
+                elif os.sep in text or "." in text.rsplit("@", 1)[0].rsplit(")", 1)[-1]:
+                    raise ConfigError(f"-m {text}: no such file, and not a measure ({e})") from None
+                else:
+                    raise
+            else:
+                measures.append(text)
+    *singles, last = positionals
+    for name in singles:
+        setattr(args, name, files.pop(0) if files else None)
+    setattr(args, last, files)
+    return [one for text in measures for one in expand_sweeps(text)]
+
+
+def _n(count: int, what: str) -> str:
+    return f"{count:,} {what}{'' if count == 1 else 's'}"
+
+
+def statement(command: str, context: EvalContext, coverages: Sequence[RunCoverage], n_judged: int) -> list[str]:
+    """Lines saying how the numbers were computed: the relevance threshold, the population averaged over and, per
+    run, which users were evaluated, which have no list (score 0) and which were ignored; a warning line for a run
+    none of whose users is evaluated (the numbers would be all zero)."""
+    tau = f"{context.threshold:g}"
+    n_eval = coverages[0].evaluated if coverages else 0
+    which = "a relevant test item" if context.population == "relevant" else "a judgment"
+    lines = [f"recdiv {command}: relevant ⇔ grade ≥ {tau} (--rel-threshold); mean over {_n(n_eval, 'user')}: those "
+             f"with {which} (--population {context.population}); an evaluated user without a list scores 0"]
+    trec = f"trec_eval -c -l {tau}" + ("" if float(context.threshold).is_integer() else " (integer grades only)")
+    if context.population == "relevant":
+        lines.append(f"recdiv {command}: {trec} averages over the {_n(n_judged, 'user')} with a judgment: "
+                     "--population judged gives its values; without -l it counts every judged item as relevant")
+    else:
+        lines.append(f"recdiv {command}: {trec} gives the same values; without -l it counts every judged item as "
+                     "relevant")
+    for c in coverages:
+        ignored = []
+        if c.unjudged:
+            ignored.append(f"{c.unjudged:,} not in the qrels")
+        if c.outside:
+            ignored.append(f"{c.outside:,} judged but not evaluated")
+        lines.append(f"recdiv {command}: {c.run}: lists for {_n(c.listed, 'user')}: {c.matched:,} evaluated"
+                     + (f", ignored {' and '.join(ignored)}" if ignored else "")
+                     + f"; {_n(c.evaluated - c.matched, 'evaluated user')} without a list")
+        if c.matched == 0:
+            why = (f" (its user ids, e.g. {c.example!r}, are not the qrels' ids)" if c.unjudged == c.listed
+                   and c.listed else "")
+            lines.append(f"recdiv {command}: warning: {c.run}: none of its users is evaluated{why}: "
+                         "every per-user value is that of an empty list (0 for accuracy measures)")
+    return lines
+
+
+def state(command: str, inputs) -> None:
+    """Print `statement` for the inputs of an evaluation (`recdiv.eval.io.EvalInputs`) on stderr."""
+    from recdiv.eval.io import coverage
+
+    judged = int((inputs.qrels.n_judged() > 0).sum())
+    for line in statement(command, inputs.context, coverage(inputs), judged):
+        print(line, file=sys.stderr)

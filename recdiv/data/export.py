@@ -1,0 +1,123 @@
+"""A split as the files every command reads: `export_split(...)` writes, into one folder,
+
+- ``train.tsv``: the training interactions, ``user<TAB>item<TAB>value[<TAB>timestamp]`` (`recommend --train`,
+  `rerank --train`, `eval --train`);
+- ``test.qrels``: the test judgments in TREC qrels format, ``user 0 item grade`` (`eval`, `compare`, trec_eval):
+  the test rating for explicit data; 1 for every test interaction of implicit data (play counts are not grades);
+- ``aspects.tsv`` (when an item attribute is chosen): ``item<TAB>aspect[<TAB>weight]``, tab-separated so that
+  aspect names with spaces (Last.fm tags such as ``hip hop``) survive (`rerank --aspects`, `eval --aspects`);
+- ``README.txt``: what each file is, its size, the rating scale and the relevance threshold to evaluate with.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from recdiv.data.interactions import Split
+from recdiv.data.textio import atomic_write, write_interactions_tsv, write_item_aspects_tsv, write_trec_qrels
+from recdiv.errors import ConfigError
+
+__all__ = ["EXPORT_FILES", "Export", "export_split", "relevance_threshold"]
+
+EXPORT_FILES = ("train.tsv", "test.qrels", "aspects.tsv", "README.txt")
+
+
+@dataclass(frozen=True)
+class Export:
+    """What `export_split` wrote: the folder, the files, and the relevance threshold evaluation should use."""
+
+    folder: Path
+    files: tuple[Path, ...]
+    threshold: float
+    summary: str  # one line for the command line
+
+
+def relevance_threshold(split: Split) -> float:
+    """The threshold τ (relevant ⇔ grade ≥ τ) that fits the exported qrels: 4 on scales up to 5 (recdiv's and
+    Valcarce et al.'s convention, the `eval --rel-threshold` default), 0.8·max on other rating scales, 1 for
+    implicit data (every test interaction is relevant)."""
+    if split.train.kind == "implicit":
+        return 1.0
+    hi = split.train.scale[1] if split.train.scale else float(split.train.values.max())
+    return 4.0 if hi == 5.0 else round(0.8 * hi, 6)
+
+
+def export_split(split: Split, folder: str | Path, *, source: str, aspects: pd.DataFrame | None = None,
+                 aspect_name: str = "aspects", force: bool = False) -> Export:
+    """Write `split` (and, if given, the item-aspect pairs `aspects`: columns item, aspect[, weight]) into
+    `folder` (created if needed). Existing export files are an error unless `force`. `source` names the dataset
+    and split in README.txt (e.g. ``ml-100k, split u1``)."""
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise ConfigError(f"-o {folder}: exists and is not a folder")
+    present = [n for n in EXPORT_FILES if (folder / n).exists()]
+    if present and not force:
+        raise ConfigError(f"-o {folder}: already holds {', '.join(present)} (use --force to overwrite)")
+    folder.mkdir(parents=True, exist_ok=True)
+    train, test = split.train.to_frame(), split.test.to_frame()
+    implicit = split.test.kind == "implicit"
+    qrels = pd.DataFrame({"user": test["user"], "item": test["item"],
+                          "grade": np.ones(len(test)) if implicit else test["value"].to_numpy(np.float64)})
+    tau = relevance_threshold(split)
+    files = [folder / "train.tsv", folder / "test.qrels"]
+    write_interactions_tsv(train, files[0])
+    write_trec_qrels(qrels, files[1])
+    if aspects is not None:
+        if "weight" in aspects and (aspects["weight"].to_numpy() == 1.0).all():
+            aspects = aspects.drop(columns="weight")  # membership only (genres): two columns
+        files.append(folder / "aspects.tsv")
+        write_item_aspects_tsv(aspects, files[-1])
+    text = readme(split, source=source, qrels=qrels, train=train, aspects=aspects, aspect_name=aspect_name, tau=tau)
+    files.append(folder / "README.txt")
+    with atomic_write(files[-1]) as fh:
+        fh.write(text)
+    n_users = qrels["user"].nunique()
+    summary = (f"{source}: {len(train):,} training interactions, {len(qrels):,} judgments of {n_users:,} test users"
+               + (f", {len(aspects):,} (item, aspect) pairs of {aspect_name}" if aspects is not None else "")
+               + f" -> {folder}/ (relevant: grade ≥ {tau:g})")
+    return Export(folder, tuple(files), tau, summary)
+
+
+def readme(split: Split, *, source: str, qrels: pd.DataFrame, train: pd.DataFrame, aspects: pd.DataFrame | None,
+           aspect_name: str, tau: float) -> str:
+    """README.txt of an export folder: one paragraph per file, and the relevance threshold to evaluate with."""
+    implicit = split.test.kind == "implicit"
+    scale = split.train.scale
+    value = ("interaction count (implicit feedback)" if implicit else
+             f"rating ({scale[0]:g}–{scale[1]:g})" if scale else "rating")
+    ts = "<TAB>timestamp" if "timestamp" in train else ""
+    grade = ("1 for every test interaction (implicit feedback: what the user interacted with is relevant)"
+             if implicit else f"the test rating ({scale[0]:g}–{scale[1]:g})" if scale else "the test rating")
+    lines = [
+        f"recdiv data export of {source}.",
+        "",
+        "train.tsv",
+        f"  Training interactions, one per line: user<TAB>item<TAB>value{ts}; value = {value}.",
+        f"  {len(train):,} lines, {train['user'].nunique():,} users, {train['item'].nunique():,} items.",
+        "  Read by: recdiv recommend --train, recdiv rerank --train, recdiv eval/compare --train.",
+        "",
+        "test.qrels",
+        f"  Test judgments in TREC qrels format: user 0 item grade; grade = {grade}.",
+        f"  {len(qrels):,} lines, {qrels['user'].nunique():,} users.",
+        f"  Relevant <=> grade >= {tau:g}: recdiv eval/compare --rel-threshold {tau:g}"
+        + (" (the default)" if tau == 4.0 else "") + f"; trec_eval -l {tau:g}"
+        + ("" if float(tau).is_integer() else " (trec_eval reads integer grades only)") + ".",
+        "  Users averaged over: those with at least one relevant test item (recdiv's default --population relevant);",
+        "  trec_eval averages over every user with a judgment (--population judged).",
+        "  Read by: recdiv recommend --qrels (the users to recommend for), recdiv eval, recdiv compare, trec_eval.",
+    ]
+    if aspects is not None:
+        weight = "<TAB>weight (e.g. how many users applied the tag)" if "weight" in aspects else ""
+        lines += [
+            "",
+            "aspects.tsv",
+            f"  Item {aspect_name}, one (item, aspect) pair per line: item<TAB>aspect{weight}.",
+            "  Tab-separated: an aspect name may contain spaces.",
+            f"  {len(aspects):,} lines, {aspects['item'].nunique():,} items, {aspects['aspect'].nunique():,} aspects.",
+            "  Read by: recdiv rerank --aspects, recdiv eval/compare --aspects, recdiv recommend --aspects (content).",
+        ]
+    return "\n".join(lines) + "\n"
