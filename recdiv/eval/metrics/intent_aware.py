@@ -23,8 +23,8 @@ from recdiv.eval.metrics.intents import (
     cutoff_of,
     exclusive_group_sum,
     gather_aspects,
+    ideal_ideal,
     intent_weights,
-    n_relevant_aspects,
     relevant_aspects,
     run_arrays,
 )
@@ -96,8 +96,7 @@ class AlphaDCG(_AspectMeasure):
         dcg = _alpha_dcg(view, k, self.alpha, graded, disc)
         if self.norm == "none":
             return dcg
-        n_rel = n_relevant_aspects(view)
-        ii = n_rel * (((1.0 - self.alpha) ** np.arange(k)) @ disc)
+        ii = ideal_ideal(view, self.alpha, disc)
         return np.divide(dcg, ii, out=np.zeros_like(dcg), where=ii > 0)
 
 
@@ -136,8 +135,7 @@ class ERRIA(_AspectMeasure):
         k = cutoff_of(self, view)
         if self.variant == "ndeval":
             e = _alpha_err(view, self, k)
-            n_rel = n_relevant_aspects(view)
-            ii = n_rel * (((1.0 - self.alpha) ** np.arange(k)) @ RECIP.positions(k))
+            ii = ideal_ideal(view, self.alpha, RECIP.positions(k))
             return np.divide(e, ii, out=np.zeros_like(e), where=ii > 0)
         w = intent_weights(view, self.weights, str(self))
         space = aspect_space(view)

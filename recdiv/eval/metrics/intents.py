@@ -244,6 +244,13 @@ def alpha_gains(view, items: np.ndarray, g: np.ndarray, alpha: float, weights: n
                               _powers(alpha, items.shape[1]))
 
 
+def ideal_ideal(view, alpha: float, disc: np.ndarray) -> np.ndarray:
+    """ndeval's collection-independent "ideal-ideal" normaliser of every evaluated user: Σ_{k≤K} |A_u^rel|
+    (1−α)^{k−1} disc(k) — every relevant aspect covered again at every rank (α-DCG norm=ndeval with the log
+    discount, ERR-IA variant=ndeval with the reciprocal one; METRICS.md §C.1, §C.3)."""
+    return n_relevant_aspects(view) * (_powers(alpha, len(disc) - 1) @ disc)
+
+
 def _powers(alpha: float, k: int) -> np.ndarray:
     """(1−α)^c for c = 0..k, computed as the former vectorised code did (numpy power of float counts)."""
     return (1.0 - float(alpha)) ** np.arange(k + 1, dtype=np.float64)
