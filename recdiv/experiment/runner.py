@@ -48,6 +48,7 @@ from recdiv.experiment.stages import (
     aspect_key,
     build_explicit_space,
     component_source,
+    forget,
     load_data,
     load_split,
     recommender_params,
@@ -472,24 +473,27 @@ def run_experiment(
             result.damaged.append(tag)
         else:
             (result.cached if tag == "cached" else result.computed)[stage] += v
-    # the results, written as one set (recdiv.experiment.folder): staged in .pending/, then moved into place
-    scores, system_scores = collect_scores(store, index)
-    pending = begin_commit(out)
-    write_json(pending / "experiment.json", config.model_dump(mode="json"))
-    write_json(pending / "systems.json", [s.to_json() for s in systems])
-    write_bytes(pending / "scores.parquet", frame_bytes(scores))
-    if system_scores is not None:
-        write_bytes(pending / "system_scores.parquet", frame_bytes(system_scores))
-    if any(r.select is not None for r in config.recommenders):
-        write_json(pending / "selection.json", selections)
-    from recdiv.experiment.groups import write_groups
+    try:
+        # the results, written as one set (recdiv.experiment.folder): staged in .pending/, then moved into place
+        scores, system_scores = collect_scores(store, index)
+        pending = begin_commit(out)
+        write_json(pending / "experiment.json", config.model_dump(mode="json"))
+        write_json(pending / "systems.json", [s.to_json() for s in systems])
+        write_bytes(pending / "scores.parquet", frame_bytes(scores))
+        if system_scores is not None:
+            write_bytes(pending / "system_scores.parquet", frame_bytes(system_scores))
+        if any(r.select is not None for r in config.recommenders):
+            write_json(pending / "selection.json", selections)
+        from recdiv.experiment.groups import write_groups
 
-    write_groups(config, index, pending)  # [report] groups: the group of every evaluated (split, user)
-    if config.meta is not None:
-        from recdiv.experiment.meta import split_analyses
+        write_groups(config, index, pending)  # [report] groups: the group of every evaluated (split, user)
+        if config.meta is not None:
+            from recdiv.experiment.meta import split_analyses
 
-        split_analyses(config, env_base, index, pending)  # [meta] robustness and perturbation, per split (cached)
-    end_commit(out, config.name)
+            split_analyses(config, env_base, index, pending)  # [meta] robustness and perturbation, per split (cached)
+        end_commit(out, config.name)
+    finally:
+        forget()  # inline tasks memoised the datasets in this process (stages._MEMO): keep none after the run
     if report:
         from recdiv.experiment.report import build_report
 

@@ -69,6 +69,11 @@ def remember(config: ExperimentConfig) -> None:
     _MEMO["config:" + json.dumps(config.model_dump(mode="json"), sort_keys=True)] = config
 
 
+def forget() -> None:
+    """Drop everything this process memoised (the end of an inline run keeps no dataset, split or context)."""
+    _MEMO.clear()
+
+
 def _experiment(text: str) -> ExperimentConfig:
     key = "config:" + text
     if key not in _MEMO:

@@ -57,6 +57,10 @@ def test_outputs(first):
     assert not list(out.rglob(".*.tmp"))
 
 
+def test_inline_run_keeps_no_dataset_in_the_process(first):
+    assert stages._MEMO == {}  # datasets, splits and contexts memoised by the inline tasks are dropped at the end
+
+
 def test_baseline_scores_match_direct_evaluation(first):
     """The runner's per-user P@5 of the popularity baseline equals evaluating its top-5 directly."""
     from recdiv.algorithms.registry import make_recommender
