@@ -42,3 +42,12 @@ def test_second_run_compiles_nothing(tmp_path):
     second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert second.returncode == 0, second.stderr
     assert "COMPILED []" in second.stdout, second.stdout
+
+
+def test_warmup_reaches_every_kernel():
+    """`python -m recdiv.cli.warmup` (the install step) compiles every kernel: a kernel no workload reaches would be
+    compiled when a command first uses it, so it fails here."""
+    done = subprocess.run([sys.executable, "-m", "recdiv.cli.warmup"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "recdiv warm-up:" in done.stdout, done.stdout
+    assert "not reached" not in done.stdout, done.stdout

@@ -29,6 +29,8 @@ def _measures():
     for cls in list_measures():
         cutoff = None if cls.CUTOFF == "none" else 5
         yield cls(cutoff)
+        if cls.CUTOFF == "optional":  # no cutoff: whole lists (e.g. nNRBP's complete greedy ideal)
+            yield cls(None)
         for p in cls.PARAMS:
             for choice in p.choices or ():
                 if choice != p.default:
@@ -60,6 +62,8 @@ def _workload(folder: Path) -> None:
         model = make_recommender(entry.name)
         side = {"attributes": ds.attributes["genres"]} if getattr(model, "needs_attributes", False) else {}
         runs[entry.name] = model.fit(split.train, **side).recommend(users, 30)
+    # item-kNN's sparse similarity matrix (catalogs of more than ~5,800 items, or few neighbours kept per item)
+    make_recommender("item-knn", save_nbrs=1).fit(split.train).recommend(users, 30)
     cands = runs["pop"] if "pop" in runs else next(iter(runs.values()))
     ctx = RerankContext(train=split.train, aspects=space, seed=0)
     reranked = [make_reranker(e.name).rerank(cands, 10, ctx) for e in RERANKERS.entries()]
@@ -74,6 +78,12 @@ def _workload(folder: Path) -> None:
         except ConfigError:  # needs context this workload does not have (e.g. latent-factor similarity)
             continue
         names.append(str(m))
+    # αβ-nDCG's gains of given lists (the library's `gains`, e.g. on an ideal ordering)
+    from recdiv.eval.context import RunView
+    from recdiv.eval.metrics.unified import AlphaBetaNDCG, gamma_weights
+
+    view = RunView.of(ectx, cands, qrels)
+    AlphaBetaNDCG(5).gains(view, view.items, view.grades, gamma_weights(view, "train"))
     # Pearson over catalogs larger than synthetic:tiny's: the pair kernel
     from recdiv.aspects.similarity import RatingPearson
 
@@ -91,6 +101,24 @@ def _workload(folder: Path) -> None:
         for e in RERANKERS.entries():
             main(["rerank", str(folder / "run"), "--method", e.name, "--aspects", str(folder / "aspects.tsv"),
                   "--train", str(folder / "train.tsv"), "-k", "10", "-o", str(folder / "out.run")])
+        # more than 63 aspects (no bit masks): the similarity's sparse dot, padded (ELL) and CSR (an item with
+        # more than 64 aspects) layouts
+        top = cands.item_vocab.ids[cands.items[0, 0]]  # a candidate of the first user
+        for name, wide in (("ell.tsv", ()), ("csr.tsv", (top,))):
+            _wide_aspects(space.items.ids, wide, folder / name)
+            main(["rerank", str(folder / "run"), "--method", "MMR", "--aspects", str(folder / name), "-k", "10",
+                  "-o", str(folder / "out.run")])
+
+
+def _wide_aspects(items, wide, path: Path, n_aspects: int = 70) -> None:
+    """An item-aspect file over `n_aspects` aspects: one per item, every one for the item ids in `wide`."""
+    import pandas as pd
+
+    from recdiv.data.textio import write_item_aspects_tsv
+
+    rows = [(item, f"a{a}") for j, item in enumerate(items)
+            for a in (range(n_aspects) if item in wide else (j % n_aspects,))]
+    write_item_aspects_tsv(pd.DataFrame(rows, columns=["item", "aspect"]), path)
 
 
 def _space_frame(space):
@@ -140,9 +168,11 @@ def main(argv: list[str] | None = None) -> int:
     twins = _twins(per_user)
     kernels = dispatchers + [k.serial for k in per_user] + [k.parallel for k in per_user]
     # a kernel without a compiled version is cold unless another kernel calls it (then its code is in theirs)
+    # (a serial kernel and its parallel twin share one source: neither counts as calling the other)
     sources = {d: inspect.getsource(d.py_func) for d in kernels}
     cold = sorted({f"{d.py_func.__module__}.{d.py_func.__name__}" for d in kernels if not d.signatures
-                   and not any(f"{d.py_func.__name__}(" in src for o, src in sources.items() if o is not d)})
+                   and not any(f"{d.py_func.__name__}(" in src for o, src in sources.items()
+                               if o.py_func.__code__ is not d.py_func.__code__)})
     ready = sum(1 for d in kernels if d.signatures)
     print(f"recdiv warm-up: {ready} numba kernels compiled or loaded from the cache ({twins} twin versions), "
           f"{time.perf_counter() - t0:.0f} s")
