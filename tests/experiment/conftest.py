@@ -9,6 +9,30 @@ import pytest
 
 from recdiv.experiment.config import ExperimentConfig, validate
 
+#: the tables the small test experiments share: 20 candidates cut to 5, genre aspects, MMR (λ = 0.5) over them
+SHARED_TABLES = """
+[candidates]
+n = 20
+k = 5
+
+[[aspects]]
+name = "genres"
+kind = "explicit"
+attribute = "genres"
+
+[[diversifiers]]
+name = "MMR"
+grid = { lambda = [0.5] }
+aspects = ["genres"]
+"""
+
+
+def small_toml(head: str, metrics: str, tail: str = "") -> str:
+    """A small experiment file: `head` (name, seed, datasets, recommenders), the shared tables, the [metrics] table
+    with the lines `metrics`, then `tail`."""
+    return f"{head.rstrip()}\n{SHARED_TABLES}\n[metrics]\n{metrics.strip()}\n{tail}"
+
+
 TINY_TOML = """
 name = "tiny"
 seed = 3

@@ -13,8 +13,10 @@ from recdiv.errors import ConfigError
 from recdiv.experiment import runner
 from recdiv.experiment.config import validate
 from recdiv.experiment.runner import run_experiment
+from tests.experiment.conftest import small_toml
 
-SMALL_TOML = """
+SMALL_TOML = small_toml(
+    """
 name = "small"
 seed = 1
 
@@ -31,25 +33,11 @@ splits = ["kfold:2:1"]
 
 [[recommenders]]
 name = "pop"
-
-[candidates]
-n = 20
-k = 5
-
-[[aspects]]
-name = "genres"
-kind = "explicit"
-attribute = "genres"
-
-[[diversifiers]]
-name = "MMR"
-grid = { lambda = [0.5] }
-aspects = ["genres"]
-
-[metrics]
-measures = ["P@5", "AggregateDiversity@5"]
+""",
+    """measures = ["P@5", "AggregateDiversity@5"]
 population = "judged"
-"""
+""",
+)
 
 
 def small() -> dict:

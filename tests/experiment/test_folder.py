@@ -20,8 +20,10 @@ from recdiv.experiment import stages
 from recdiv.experiment.config import validate
 from recdiv.experiment.folder import MANIFEST, PENDING, RESULT_FILES, read_results
 from recdiv.experiment.runner import run_experiment
+from tests.experiment.conftest import small_toml
 
-TOML = """
+TOML = small_toml(
+    """
 name = "one"
 seed = 2
 
@@ -34,25 +36,11 @@ name = "pop"
 
 [[recommenders]]
 name = "random"
-
-[candidates]
-n = 20
-k = 5
-
-[[aspects]]
-name = "genres"
-kind = "explicit"
-attribute = "genres"
-
-[[diversifiers]]
-name = "MMR"
-grid = { lambda = [0.5] }
-aspects = ["genres"]
-
-[metrics]
-measures = ["P@5", "ILD@5", "AggregateDiversity@5"]
+""",
+    """measures = ["P@5", "ILD@5", "AggregateDiversity@5"]
 population = "judged"
-"""
+""",
+)
 
 
 def config(**changes):

@@ -20,10 +20,12 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from recdiv.cli import main
+from tests.experiment.conftest import small_toml
 
 pytestmark = pytest.mark.slow
 
-BASE = """
+BASE = small_toml(
+    """
 name = "fz"
 seed = 1
 
@@ -33,29 +35,16 @@ splits = ["holdout:0.2"]
 
 [[recommenders]]
 name = "pop"
-
-[candidates]
-n = 20
-k = 5
-
-[[aspects]]
-name = "genres"
-kind = "explicit"
-attribute = "genres"
-
-[[diversifiers]]
-name = "MMR"
-grid = { lambda = [0.5] }
-aspects = ["genres"]
-
-[metrics]
-measures = ["P@5", "ILD@5"]
+""",
+    """measures = ["P@5", "ILD@5"]
 threshold = 4
 population = "judged"
-
+""",
+    """
 [statistics]
 test = "t"
-"""
+""",
+)
 
 
 # a small TOML writer (tables, arrays of tables, everything deeper inline) -----------------------------------------
