@@ -4,7 +4,8 @@ The manifest (`recdiv.experiment.folder`) lists the sha256 of every result file;
 
 - ``"inputs"``, written by a run as it commits its results: a fingerprint of everything the cache keys of the run
   derive from — the validated experiment configuration, recdiv's source code (every file of the package, so also
-  the code of every built-in recommender, reranker, loader and split) and the bytes of every dataset's files — and
+  the code of every built-in recommender, reranker, loader and split), the bytes of every dataset's files and of
+  the user→group files of ``[report] groups`` — and
   the cache artefacts that a resumed run checks before reusing them (candidates, aspect spaces, per-user scores).
   A ``--resume`` whose fingerprint is the stamp's, whose result files match the manifest and whose listed artefacts
   match their checksum records computes nothing and commits nothing: it neither imports the components nor loads
@@ -100,9 +101,11 @@ def inputs_key(config: ExperimentConfig) -> str | None:
 
     try:
         data = [dataset_fingerprint(d.name, d.data_dir) for d in config.datasets]
+        # [report] groups from a user→group file: groups.parquet is computed from its bytes by every full run
+        groups = [hashlib.sha256(Path(g).read_bytes()).hexdigest() for g in config.report.groups if Path(g).is_file()]
     except (RecdivError, OSError):
         return None
-    payload = [STAMP_VERSION, __version__, config.model_dump(mode="json"), source_fingerprint(), data]
+    payload = [STAMP_VERSION, __version__, config.model_dump(mode="json"), source_fingerprint(), data, groups]
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 

@@ -197,6 +197,22 @@ def test_a_changed_data_file_is_recomputed(tmp_path, monkeypatch):
     assert _run(toml, out, report=False).computed == Counter()
 
 
+def test_a_changed_group_file_is_read_again(tmp_path, monkeypatch):
+    data = _dataset(tmp_path / "data")
+    groups = tmp_path / "groups.tsv"
+    groups.write_text("".join(f"u{u}\t{'a' if u < 6 else 'b'}\n" for u in range(12)), "utf-8")
+    toml = _toml(tmp_path, data, TOML + f'\n[report]\ngroups = ["{groups.as_posix()}"]\n')
+    out = tmp_path / "out"
+    run_experiment(_config(toml), out, progress=False, report=False)
+    first = pd.read_parquet(out / "groups.parquet")
+    groups.write_text("".join(f"u{u}\t{'a' if u % 2 else 'b'}\n" for u in range(12)), "utf-8")
+    assert _run(toml, out, report=False).computed == Counter()  # the full path: the scores are all cached
+    again = pd.read_parquet(out / "groups.parquet")
+    assert len(again) == len(first) and not again["group"].equals(first["group"])
+    _forbid(monkeypatch, "run")
+    assert _run(toml, out, report=False).computed == Counter()
+
+
 @pytest.mark.parametrize("stage", ["candidates", "scores"])
 def test_a_damaged_cache_artefact_is_recomputed_and_said(copy, capsys, stage):
     toml, out = copy
