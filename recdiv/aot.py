@@ -47,13 +47,15 @@ def directory() -> Path:
 
 def sources_hash(files: list[str]) -> str:
     """sha256 of the kernel sources (paths relative to the package), this module, recdiv/jit.py and the Python,
-    NumPy and numba versions: any change makes a built module stale."""
-    from importlib.metadata import version
+    NumPy and numba versions (numba's `_version.py`): any change makes a built module stale."""
+    from importlib.util import find_spec
 
     h = hashlib.sha256()
     for f in sorted({*files, "aot.py", "jit.py"}):
         h.update(f.encode() + b"\0" + (PACKAGE / f).read_bytes() + b"\0")
-    h.update(f"{sys.version}|{np.__version__}|{version('numba')}".encode())
+    numba = find_spec("numba")  # its _version.py names the release (importlib.metadata costs ~25 ms of start-up)
+    h.update(Path(numba.origin).with_name("_version.py").read_bytes() if numba is not None else b"no numba")
+    h.update(f"{sys.version}|{np.__version__}".encode())
     return h.hexdigest()
 
 

@@ -24,7 +24,6 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from typing import Any, Generic, TypeVar
 
 from recdiv.errors import ConfigError
@@ -164,6 +163,8 @@ class Registry(Generic[T]):
 
     def _load_plugins(self) -> None:
         """Register the components installed packages declare under the entry-point group (once)."""
+        from importlib.metadata import entry_points  # deferred: ~25 ms of start-up, and most commands never ask
+
         self._plugins_loaded = True
         for ep in entry_points(group=self.group):
             if normalise(ep.name) in self._keys:
