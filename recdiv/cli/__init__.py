@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 from typing import NamedTuple
 
@@ -75,11 +74,6 @@ def main(argv: list[str] | None = None) -> int:
         hint = f" (did you mean {close[0]!r}?)" if close else f"; commands: {', '.join(COMMANDS)}"
         print(f"recdiv: error: unknown command {command!r}{hint}", file=sys.stderr)
         return 2
-    if command == "eval" and "numpy" not in sys.modules:
-        # eval's BLAS work is matrix-vector products over users × K (each output one thread's dot product, so the
-        # thread count changes no value): OpenBLAS's thread pool only adds start-up (~60 ms at numpy's import)
-        # and CPU spinning after each product. An explicit OPENBLAS_NUM_THREADS wins.
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     parser = build_parser(command or "")
     try:
         args = parser.parse_args(argv)
