@@ -53,8 +53,8 @@ class MMR(GreedyReranker):
         if not (isinstance(sl, BitmaskSlicer) and st["nonneg"]):
             return None
         out = np.full((block.n, k), -1, dtype=np.int64)
-        mmr_greedy(st["first"], st["base"], 1.0 - self.config.lambda_, sl.masks, sl.inv, sl.size, sl.defined,
-                   sl.cosine, block.valid, out)
+        mmr_greedy(st["first"], st["base"], 1.0 - self.config.lambda_, sl.masks, sl.inv, sl.size, sl.cosine,
+                   block.valid, out)
         return out
 
     def init_state(self, block: CandidateBlock):

@@ -319,6 +319,18 @@ def test_gzip_output(tmp_path):
                                                                                           tmp_path / "ds" / "run"))
 
 
+@pytest.mark.parametrize("values", [[3.0, 2.0, 1.0, 2.0], list(range(100, 0, -1)), [-0.0, 0.0, 1.0, -0.0],
+                                    [1e17, 1e17 + 16, 2.0**53, -(2.0**53) + 1], [0.1, 1 / 3, -2.5, 0.1, 1e-300],
+                                    [float("nan"), float("inf"), -float("inf"), 5.0, 5.0], [7.0]])
+def test_numbers_are_written_as_each_value_formats(values):
+    """The writers format each distinct number once (by its bits; whole ranges without a sort): every row gets the
+    text of its own value, '%.17g' or the short form (integers without a decimal point, else repr)."""
+    short = lambda x: str(int(x)) if np.isfinite(x) and x == np.round(x) else repr(x)  # noqa: E731
+    for style, fmt in (("17g", "%.17g".__mod__), ("short", short)):
+        labels, codes = textio._number_codes(np.array(values), style)
+        assert [labels[c] for c in codes] == [fmt(v) for v in values]
+
+
 # round trips ---------------------------------------------------------------------------------------------------
 ids = st.text(st.characters(codec="utf-8", exclude_categories=("Cc", "Cs", "Zs", "Zl", "Zp", "Cf")), min_size=1,
               max_size=6).filter(lambda s: s.strip() == s and not s.startswith("#") and s.isprintable())
