@@ -5,6 +5,9 @@ One spelling rule everywhere (the command line, experiment files and Python): a 
 and aliases, and lookups ignore case and punctuation, so that ``IA-Select``, ``ia-select``, ``iaselect`` and
 ``IASelect`` name the same reranker. An unknown name is a `ConfigError` with a did-you-mean suggestion.
 
+A built-in may be registered by name and ``module:attribute`` only (`Registry.defer`): its module is imported on
+the first lookup of that name, so that listing the names (`--help`) imports none of the components.
+
 Beyond the built-ins, a lookup accepts ``module:attribute`` (e.g. ``mypkg.rerankers:MyReranker``, imported on
 use) and the components that installed packages declare under the registry's entry-point group (e.g.
 ``[project.entry-points."recdiv.rerankers"] mine = "mypkg.rerankers:MyReranker"``).
@@ -68,19 +71,30 @@ class Entry(Generic[T]):
     preset: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class _Deferred:
+    """A component known by name, aliases and ``module:attribute`` before it is imported (`Registry.defer`)."""
+
+    name: str
+    spec: str
+    aliases: tuple[str, ...] = ()
+
+
 class Registry(Generic[T]):
     """Components of one kind by name (see the module docstring).
 
     kind: what the components are, for messages ("reranker"); group: the entry-point group ("recdiv.rerankers");
-    base: if given, objects loaded from ``module:attribute`` or entry points must be subclasses of it.
+    base: if given, objects loaded from ``module:attribute`` or entry points must be subclasses of it (a class, or
+    its ``module:attribute``, imported when first needed).
     """
 
-    def __init__(self, kind: str, *, group: str | None = None, base: type | None = None):
+    def __init__(self, kind: str, *, group: str | None = None, base: type | str | None = None):
         self.kind = kind
         self.group = group
-        self.base = base
-        self._entries: dict[str, Entry[T]] = {}  # canonical name -> entry
-        self._keys: dict[str, Entry[T]] = {}  # normalised name or alias -> entry
+        self._base = base
+        self._entries: dict[str, Entry[T] | _Deferred] = {}  # canonical name -> entry (or its deferred form)
+        self._keys: dict[str, Entry[T] | _Deferred] = {}  # normalised name or alias -> entry
+
         self._plugins_loaded = group is None
 
     # registering -------------------------------------------------------------------------------------------
@@ -91,6 +105,31 @@ class Registry(Generic[T]):
             self._claim(spelling, entry)
         self._entries[name] = entry
         return obj
+
+    def defer(self, name: str, spec: str, *, aliases: Iterable[str] = ()) -> None:
+        """Register the component ``spec`` (``module:attribute``) under `name` and its aliases without importing it:
+        the first lookup of one of these names imports it (its capabilities are then read from the object)."""
+        deferred = _Deferred(name, spec, tuple(aliases))
+        for spelling in (name, *deferred.aliases):
+            self._claim(spelling, deferred)
+        self._entries[name] = deferred
+
+    def _resolve(self, found: Entry[T] | _Deferred) -> Entry[T]:
+        """The entry of a registered component, importing it if it was deferred."""
+        if not isinstance(found, _Deferred):
+            return found
+        obj = load_object(found.spec, self.kind)
+        entry = Entry(found.name, obj, found.aliases, _capabilities(obj))
+        for spelling in (found.name, *found.aliases):
+            self._keys[normalise(spelling)] = entry
+        self._entries[found.name] = entry
+        return entry
+
+    @property
+    def base(self) -> type | None:
+        if isinstance(self._base, str):
+            self._base = load_object(self._base, self.kind)
+        return self._base
 
     def register(self, name: str | None = None, *, aliases: Iterable[str] = (),
                  capabilities: Iterable[str] = ()) -> Callable[[T], T]:
@@ -107,12 +146,14 @@ class Registry(Generic[T]):
         self._claim(alias, Entry(entry.name, entry.obj, entry.aliases, entry.capabilities,
                                  {**entry.preset, **preset}))
 
-    def _claim(self, spelling: str, entry: Entry[T]) -> None:
+    def _claim(self, spelling: str, entry: Entry[T] | _Deferred) -> None:
         key = normalise(spelling)
         if not key:
             raise ValueError(f"{self.kind} name {spelling!r} has no letters or digits")
         old = self._keys.get(key)
-        if old is not None and (old.obj is not entry.obj or old.preset != entry.preset):
+        if old is not None and old is not entry and (
+                isinstance(old, _Deferred) or isinstance(entry, _Deferred) or old.obj is not entry.obj
+                or old.preset != entry.preset):
             raise ValueError(f"{self.kind} name {spelling!r} is taken by {old.name!r}")
         self._keys[key] = entry
 
@@ -129,7 +170,7 @@ class Registry(Generic[T]):
             hit = self._keys.get(key)
         if hit is None:
             raise ConfigError(self.unknown(name))
-        return hit
+        return self._resolve(hit)
 
     def get(self, name: str) -> T:
         """The component named `name` (see `entry`)."""
@@ -178,8 +219,9 @@ class Registry(Generic[T]):
         return list(self._entries)
 
     def entries(self) -> list[Entry[T]]:
+        """Every entry (deferred components are imported)."""
         self.names()
-        return list(self._entries.values())
+        return [self._resolve(e) for e in list(self._entries.values())]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
