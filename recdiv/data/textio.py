@@ -70,9 +70,42 @@ def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-
 
 
 # readers ------------------------------------------------------------------------------------------------------
+def _grouped_and_distinct(group: Codes, key: Codes) -> bool:
+    """True when the rows come grouped by `group` (each value in one run of lines, as in TREC files), the groups are
+    of similar sizes, and no group repeats a value of `key`: shown by sorting each group's keys in a padded
+    (groups × longest) matrix, cheaper than one sort of all rows. False when that is not shown (then
+    `first_duplicate` sorts all rows, and finds the repeat if there is one)."""
+    g, n = group.codes, len(group.codes)
+    if n < 2:
+        return False
+    starts = np.flatnonzero(g[1:] != g[:-1]) + 1
+    starts = np.concatenate(([0], starts))
+    if len(starts) != np.count_nonzero(np.bincount(g)):  # some value of `group` has lines in two places
+        return False
+    lengths = np.diff(np.append(starts, n))
+    width = int(lengths.max())
+    if len(starts) * width > 2 * n:
+        return False
+    if (lengths == width).all():  # e.g. every user's top-N
+        matrix = key.codes.reshape(len(starts), width).copy()
+    else:
+        matrix = np.empty((len(starts), width), dtype=key.codes.dtype)
+        matrix[:] = -1 - np.arange(width, dtype=key.codes.dtype)  # padding: distinct, below every code
+        row = np.zeros(n, dtype=np.int64)
+        row[starts[1:]] = 1
+        np.cumsum(row, out=row)
+        matrix[row, np.arange(n) - starts[row]] = key.codes
+        del row
+    matrix.sort(axis=1)
+    return not (matrix[:, 1:] == matrix[:, :-1]).any()
+
+
 def first_duplicate(*keys: Codes | np.ndarray) -> int | None:
-    """Row of the first repeat (in file order) of the combined key, or None. One sort of the keys; the rows are
-    located (a second, stable sort) only when there is a repeat."""
+    """Row of the first repeat (in file order) of the combined key, or None. Rows grouped by the first of two
+    dictionary-encoded keys (TREC runs and qrels) are checked group by group; otherwise one sort of the keys. The
+    rows are located (a second, stable sort) only when there is a repeat."""
+    if len(keys) == 2 and all(isinstance(k, Codes) for k in keys) and _grouped_and_distinct(*keys):
+        return None
     key = np.zeros(len(keys[0]), dtype=np.int64)
     for k in keys:
         codes = k.codes if isinstance(k, Codes) else np.unique(k, return_inverse=True)[1]
