@@ -277,31 +277,38 @@ def _whole_range(v: np.ndarray) -> tuple[list[float], np.ndarray] | None:
     return np.arange(lo, hi + 1.0).tolist(), (v - lo).astype(np.int64)
 
 
-#: a column to write: a text every line holds, or (labels, codes), row r holding labels[codes[r]]
-Field = str | tuple
+def _strings(labels, end: str):
+    """pyarrow large_string array of each label followed by `end`, built from its buffers (`pa.array` would import
+    pandas, a second of start-up)."""
+    import pyarrow as pa
+
+    text = end.join(labels) + end if len(labels) else ""
+    data = text.encode("utf-8")
+    if len(data) == len(text):  # ASCII: bytes = characters
+        lengths = np.fromiter(map(len, labels), np.int64, len(labels))
+    else:
+        lengths = np.fromiter((len(x.encode("utf-8")) for x in labels), np.int64, len(labels))
+    offsets = np.zeros(len(labels) + 1, dtype=np.int64)
+    np.cumsum(lengths + len(end.encode("utf-8")), out=offsets[1:])
+    return pa.LargeStringArray.from_buffers(len(labels), pa.py_buffer(offsets), pa.py_buffer(data))
 
 
-def _write_columns(path: str | Path, columns: list[Field], sep: str) -> None:
-    """Write one line per row: the columns joined by `sep`, each line ended by a newline (atomically; gzip when
-    `path` ends in .gz). The lines are assembled by pyarrow in C from the distinct labels of each column."""
+def _write_columns(path: str | Path, columns: list[tuple[list[str] | np.ndarray, np.ndarray, str]]) -> None:
+    """Write one line per row: for each column (labels, codes, end), the row's label labels[codes[row]] followed by
+    `end` (the field separator, or the rest of the line). Atomic; gzip when `path` ends in .gz. The lines are
+    assembled by pyarrow in C from each column's distinct labels."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    def text(col: Field, last: bool):
-        end = "\n" if last else ""
-        if isinstance(col, str):
-            return pa.scalar(col + end, pa.large_string())
-        labels, codes = col
-        codes = np.ascontiguousarray(codes, dtype=np.int64)  # from its buffer: pa.array(numpy) imports pandas
+    parts = []
+    for labels, codes, end in columns:
+        codes = np.ascontiguousarray(codes, dtype=np.int64)
         index = pa.Array.from_buffers(pa.int64(), len(codes), [None, pa.py_buffer(codes)])
-        return pa.array([x + end for x in labels], pa.large_string()).take(index)
-
-    parts = [text(c, j == len(columns) - 1) for j, c in enumerate(columns)]
-    lines = pc.binary_join_element_wise(*parts, pa.scalar(sep, pa.large_string()))
+        parts.append(_strings(labels, end).take(index))
+    lines = pc.binary_join_element_wise(*parts, _strings([""], "")[0])
     del parts
     offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64, count=len(lines) + 1, offset=lines.offset * 8)
-    data = memoryview(lines.buffers()[2])[offsets[0]:offsets[-1]] if len(lines) else b""
-    _write_bytes(path, data)
+    _write_bytes(path, memoryview(lines.buffers()[2])[offsets[0]:offsets[-1]] if len(lines) else b"")
 
 
 def _write_bytes(path: str | Path, data) -> None:
@@ -315,11 +322,11 @@ def _write_bytes(path: str | Path, data) -> None:
 def write_trec_run(frame, path: str | Path, tag: str = "recdiv") -> None:
     """Write columns user, item, rank, score as a TREC run (atomically; gzip when `path` ends in .gz)."""
     (tag_text,) = _checked_labels([tag], path, "run tag")
-    users = _id_codes(frame["user"].to_numpy(), path, "user id")
-    items = _id_codes(frame["item"].to_numpy(), path, "item id")
     ranks, rank_codes = np.unique(np.asarray(frame["rank"], dtype=np.int64), return_inverse=True)
-    scores = _number_codes(frame["score"].to_numpy(), "17g")
-    _write_columns(path, [users, "Q0", items, (list(map(str, ranks.tolist())), rank_codes), scores, tag_text], " ")
+    _write_columns(path, [(*_id_codes(frame["user"].to_numpy(), path, "user id"), " Q0 "),
+                          (*_id_codes(frame["item"].to_numpy(), path, "item id"), " "),
+                          (list(map(str, ranks.tolist())), rank_codes, " "),
+                          (*_number_codes(frame["score"].to_numpy(), "17g"), f" {tag_text}\n")])
 
 
 def write_rankings(rankings, path: str | Path, tag: str = "recdiv") -> None:
@@ -329,17 +336,17 @@ def write_rankings(rankings, path: str | Path, tag: str = "recdiv") -> None:
     valid = rankings.valid
     rows, pos = np.nonzero(valid)
     user_labels, user_codes = _vocab_codes(rankings.user_vocab, rankings.users, path, "user id")
-    items = _vocab_codes(rankings.item_vocab, rankings.items[valid], path, "item id")
-    ranks = [str(j) for j in range(1, rankings.k + 1)]
-    scores = _number_codes(rankings.scores[valid], "17g")
-    _write_columns(path, [(user_labels, user_codes[rows]), "Q0", items, (ranks, pos), scores, tag_text], " ")
+    _write_columns(path, [(user_labels, user_codes[rows], " Q0 "),
+                          (*_vocab_codes(rankings.item_vocab, rankings.items[valid], path, "item id"), " "),
+                          ([str(j) for j in range(1, rankings.k + 1)], pos, " "),
+                          (*_number_codes(rankings.scores[valid], "17g"), f" {tag_text}\n")])
 
 
 def write_trec_qrels(frame, path: str | Path) -> None:
     """Write columns user, item, grade as TREC qrels (atomically); integral grades print as integers."""
-    users = _id_codes(frame["user"].to_numpy(), path, "user id")
-    items = _id_codes(frame["item"].to_numpy(), path, "item id")
-    _write_columns(path, [users, "0", items, _number_codes(frame["grade"].to_numpy(), "short")], " ")
+    _write_columns(path, [(*_id_codes(frame["user"].to_numpy(), path, "user id"), " 0 "),
+                          (*_id_codes(frame["item"].to_numpy(), path, "item id"), " "),
+                          (*_number_codes(frame["grade"].to_numpy(), "short"), "\n")])
 
 
 def write_interactions_tsv(frame, path: str | Path) -> None:
@@ -350,7 +357,7 @@ def write_interactions_tsv(frame, path: str | Path) -> None:
     if "timestamp" in frame:
         stamps, codes = np.unique(np.asarray(frame["timestamp"], dtype=np.int64), return_inverse=True)
         cols.append((list(map(str, stamps.tolist())), codes))
-    _write_columns(path, cols, "\t")
+    _write_columns(path, [(*c, "\t") for c in cols[:-1]] + [(*cols[-1], "\n")])
 
 
 def write_item_aspects_tsv(frame, path: str | Path) -> None:
@@ -360,4 +367,4 @@ def write_item_aspects_tsv(frame, path: str | Path) -> None:
             _id_codes(frame["aspect"].to_numpy(), path, "aspect", spaces=True)]
     if "weight" in frame:
         cols.append(_number_codes(frame["weight"].to_numpy(), "17g"))
-    _write_columns(path, cols, "\t")
+    _write_columns(path, [(*c, "\t") for c in cols[:-1]] + [(*cols[-1], "\n")])
