@@ -1,6 +1,7 @@
 """Whole process against whole process: `recdiv eval` against trec_eval and ndeval (C, built by
 ../shared/tools/build.sh outside the repository), ir_measures' command line and ranx from the same files;
-`recdiv rerank` of a 500-deep run; `recdiv --help`; the 10 M-line evaluation. Wall time and peak memory (maximum
+`recdiv rerank` of a 500-deep run; `recdiv --help`; the 10 M-line evaluation; with --resume-out, the `--resume` of
+the fully cached `examples/hetrec-table6-lastfm.toml`. Wall time and peak memory (maximum
 resident set size, from GNU time) of each command, median of --repeat runs, and the ratios recdiv / peer.
 
 Files (bench/_files.py, seeded, written once to $RECDIV_BENCH_CACHE or ~/.cache/recdiv-bench): ML-1M shape,
@@ -8,7 +9,7 @@ Files (bench/_files.py, seeded, written once to $RECDIV_BENCH_CACHE or ~/.cache/
 same users for rerank; 100,000 users x 100 = 10 M run lines and 2 M qrels lines. ndeval reads subtopic qrels
 (user genre item 0/1: the item's genres, relevant when the grade is >= 4), derived from the same files.
 
-    python bench/bench_cli.py [--repeat 5] [--skip-10m] [--trec-eval-10m]
+    python bench/bench_cli.py [--repeat 5] [--skip-10m] [--trec-eval-10m] [--resume-out DIR]
 
 trec_eval on the 10 M-line files takes minutes (477 s on the development machine): it runs only with
 --trec-eval-10m. The load average is printed before and after: on a shared machine the figures are upper bounds.
@@ -30,6 +31,7 @@ from _files import CACHE, make_files
 REPO = Path(__file__).resolve().parents[1]
 TOOLS = REPO.parent / "shared" / "tools"
 PY = sys.executable
+LASTFM = REPO / "examples" / "hetrec-table6-lastfm.toml"
 ACCURACY = ["P@100", "Recall@100", "AP@100", "nDCG@100", "RR"]
 TREC_ACCURACY = ["-m", "P.100", "-m", "recall.100", "-m", "map_cut.100", "-m", "ndcg_cut.100", "-m", "recip_rank",
                  "-l", "4"]
@@ -85,6 +87,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--skip-10m", action="store_true", help="leave out the 10 M-line evaluation")
     ap.add_argument("--trec-eval-10m", action="store_true", help="also time trec_eval on the 10 M-line files")
+    ap.add_argument("--resume-out", type=Path, metavar="DIR",
+                    help=f"also time `recdiv run {LASTFM.relative_to(REPO)} --resume --out DIR`; a first untimed run "
+                         "computes what DIR does not hold yet (2-9 minutes for an empty folder)")
     args = ap.parse_args(argv)
     tools = Path(subprocess.run(["bash", str(TOOLS / "build.sh")], check=True, capture_output=True,
                                 text=True).stdout.strip())
@@ -123,6 +128,10 @@ def main(argv: list[str] | None = None) -> int:
             row(task, "trec_eval", [str(tools / "trec_eval"), *TREC_ACCURACY, str(big["qrels.txt"]),
                                     str(big["run.txt"])])
         row(task, "recdiv", [*recdiv, "eval", str(big["qrels.txt"]), str(big["run.txt"]), "-m", *ACCURACY])
+    if args.resume_out is not None:
+        cmd = [*recdiv, "run", str(LASTFM), "--resume", "--out", str(args.resume_out), "--quiet"]
+        subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)  # complete and stamp it, untimed
+        row("run --resume, Last.fm example cached", "recdiv", cmd)
     print(f"after: {load()}\n")
     print("| task | tool | wall s | CPU s | peak MB | recdiv / peer: wall (CPU) |\n|---|---|---:|---:|---:|---|")
     for task, who, wall, cpu, peak in rows:

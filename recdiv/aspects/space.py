@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from recdiv.data.csr import CSRArrays
 from recdiv.data.interactions import Attribute, build_csr
 from recdiv.data.vocab import Vocab
 
@@ -15,22 +15,36 @@ if TYPE_CHECKING:
     import scipy.sparse as sp
 
 
-@dataclass(frozen=True, eq=False)
 class AspectSpace:
     """Aspects A(i) of every item (explicit genres/tags, or latent factors binarised to aspects).
 
     `membership` is items × aspects CSR; its non-zero pattern is A(i), its values are weights (1 for
     explicit aspects). The aspect distributions p(a|i) and p(a|u) are intent models (`recdiv.models.intent`).
+    Aspects read from files hold plain CSR arrays and build the SciPy matrix on first use (`pattern` needs none).
     """
 
-    items: Vocab
-    names: Vocab
-    membership: sp.csr_matrix
-    name: str = "aspects"
-
-    def __post_init__(self):
-        if self.membership.shape != (len(self.items), len(self.names)):
+    def __init__(self, items: Vocab, names: Vocab, membership: sp.csr_matrix | CSRArrays, name: str = "aspects"):
+        if membership.shape != (len(items), len(names)):
             raise ValueError("membership must be items × aspects over the given vocabularies")
+        self.items, self.names, self.name = items, names, name
+        self._arrays = membership if isinstance(membership, CSRArrays) else None
+        self._matrix = None if isinstance(membership, CSRArrays) else membership
+
+    def __repr__(self) -> str:
+        return f"AspectSpace({self.name!r}: {len(self.items)} items × {len(self.names)} aspects)"
+
+    @property
+    def membership(self) -> sp.csr_matrix:
+        if self._matrix is None:
+            self._matrix = self._arrays.to_scipy()
+        return self._matrix
+
+    def pattern(self) -> tuple[np.ndarray, np.ndarray]:
+        """(indptr, indices) int64 of A(i), indices ascending in every row."""
+        m = self._arrays
+        if m is None:
+            m = self._matrix.tocsr().sorted_indices()
+        return m.indptr.astype(np.int64, copy=False), m.indices.astype(np.int64, copy=False)
 
     @property
     def n_aspects(self) -> int:
@@ -78,7 +92,7 @@ class AspectSpace:
     @property
     def n_item_aspects(self) -> np.ndarray:
         """|A(i)| per item."""
-        return np.diff(self.membership.indptr)
+        return np.diff((self._arrays if self._arrays is not None else self._matrix).indptr)
 
     @property
     def has_aspects(self) -> np.ndarray:

@@ -55,6 +55,9 @@ def _print_outcome(result, quiet: bool) -> None:
     reused = sum(result.cached.values())
     print(f"computed: {done}; reused {reused} cached artefacts; {result.seconds:.1f} s", file=sys.stderr)
     if rep is not None:
+        if rep.up_to_date:
+            print(f"report up to date: its inputs are unchanged (`recdiv report {rep.out}` rebuilds it)",
+                  file=sys.stderr)
         print(f"report: {rep.html}")
 
 

@@ -108,7 +108,7 @@ def _from_files(args):
     attributes = None  # the aspect file serves as the item attribute a content model asks for
     if at is not None:
         names, membership = aspect_matrix(at, items)
-        attributes = Attribute(membership, names)
+        attributes = Attribute(membership.to_scipy(), names)
     test_pairs = qrels_of(qt, users, items).matrix if qt is not None else None
     return train, test_users.astype(np.int64), attributes, test_pairs
 

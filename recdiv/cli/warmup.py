@@ -7,7 +7,8 @@ the source and the argument types are unchanged. This runs the work that calls t
 every reranker, every measure with each choice of its parameters, and `recdiv eval` / `recdiv rerank` from files
 — on the tiny synthetic dataset, then compiles the parallel twin of each serial per-user kernel (and the reverse)
 for the same argument types: small inputs only take the serial version. It prints the kernels it compiled or
-loaded and those no workload reached.
+loaded and those no workload reached. Last, it compiles the kernels that modules declare in `AHEAD_OF_TIME`
+into one extension module (`recdiv.aot`), so that the commands running them need not load numba.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import io
+import os
 import sys
 import tempfile
 import time
@@ -162,8 +164,24 @@ def main(argv: list[str] | None = None) -> int:
     import warnings
 
     warnings.simplefilter("ignore")
-    with tempfile.TemporaryDirectory() as tmp:
-        _workload(Path(tmp))
+    from recdiv import aot
+
+    before = os.environ.get("RECDIV_AOT")
+    os.environ["RECDIV_AOT"] = "0"  # the workload reaches the numba kernels, not a previous AOT build of them
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            _workload(Path(tmp))
+    finally:
+        os.environ.pop("RECDIV_AOT") if before is None else os.environ.update(RECDIV_AOT=before)
+    aot_modules = [m for name, m in sorted(sys.modules.items())
+                   if name.startswith("recdiv") and hasattr(m, "AHEAD_OF_TIME")]
+    t1 = time.perf_counter()
+    try:  # before the twins: it compiles the serial kernels for the declared types
+        aot.build(aot_modules)
+        aot_note = f"{sum(len(m.AHEAD_OF_TIME) for m in aot_modules)} kernels compiled ahead of time into " \
+                   f"{aot.directory()} ({time.perf_counter() - t1:.0f} s)"
+    except Exception as e:  # no C compiler, unwritable package: the commands load the numba kernels instead
+        aot_note = f"ahead-of-time build failed ({type(e).__name__}: {e}); commands use the numba kernels"
     dispatchers, per_user = _kernels()
     twins = _twins(per_user)
     kernels = dispatchers + [k.serial for k in per_user] + [k.parallel for k in per_user]
@@ -176,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     ready = sum(1 for d in kernels if d.signatures)
     print(f"recdiv warm-up: {ready} numba kernels compiled or loaded from the cache ({twins} twin versions), "
           f"{time.perf_counter() - t0:.0f} s")
+    print(f"recdiv warm-up: {aot_note}")
     if cold:
         print(f"not reached by the warm-up (compiled when first used): {', '.join(cold)}")
     return 0

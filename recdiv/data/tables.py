@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from recdiv.data._read import Codes, Table
-from recdiv.data.interactions import Interactions, build_csr
+from recdiv.data.csr import CSRArrays, csr_arrays
+from recdiv.data.interactions import Interactions
 from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
 from recdiv.data.vocab import Vocab
@@ -49,9 +50,9 @@ def interactions_of(table: Table, users: Vocab, items: Vocab) -> Interactions:
                                     items, timestamps=table.columns.get("timestamp"))
 
 
-def aspect_matrix(table: Table, items: Vocab):
-    """(aspect names, items × aspects CSR of weights) of an item-aspect file."""
+def aspect_matrix(table: Table, items: Vocab) -> tuple[Vocab, CSRArrays]:
+    """(aspect names, items × aspects CSR arrays of weights) of an item-aspect file (no SciPy matrix)."""
     names = shared_vocab(table["aspect"])
-    m, _ = build_csr(dense(table["item"], items), dense(table["aspect"], names), table["weight"],
+    m, _ = csr_arrays(dense(table["item"], items), dense(table["aspect"], names), table["weight"],
                      (len(items), len(names)))
     return names, m

@@ -154,6 +154,6 @@ def max_grade(context: Context, qrels: Qrels) -> tuple[float, str]:
         return float(context.scale[1]), "the declared rating scale"
     if qrels.scale is not None:
         return float(qrels.scale[1]), "the dataset's rating scale"
-    if qrels.matrix.nnz:
-        return float(qrels.matrix.data.max()), "the largest grade in the qrels"
+    if qrels.csr.nnz:
+        return float(qrels.csr.data.max()), "the largest grade in the qrels"
     return 1.0, "no grade in the qrels (default 1)"

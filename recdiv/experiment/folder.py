@@ -3,7 +3,8 @@
 The results are ``experiment.json``, ``systems.json``, ``scores.parquet`` and, when the experiment has them,
 ``system_scores.parquet`` (system-level measures), ``selection.json`` (recommender grids with `select`),
 ``groups.parquet`` ([report] groups) and ``meta.json`` ([meta] robustness curves); ``manifest.json`` names the
-experiment and lists the sha256 of each. Everything else (summaries, plots, report.html) is rebuilt from
+experiment and lists the sha256 of each (and carries the stamps of `recdiv.experiment.stamps`: what the results
+were computed from, what the report was built from). Everything else (summaries, plots, report.html) is rebuilt from
 them. A run writes them
 only once all its work has finished (a run that fails or is killed leaves the previous results as they were):
 
@@ -78,6 +79,25 @@ def _manifest(path: Path) -> dict[str, Any]:
     if not ok:
         raise DataError("damaged: not a recdiv results manifest", path)
     return m
+
+
+def read_manifest(out: Path) -> dict[str, Any] | None:
+    """The manifest of the results in `out`; None if there is none or it is damaged."""
+    try:
+        return _manifest(out / MANIFEST)
+    except DataError:
+        return None
+
+
+def update_manifest(out: Path, name: str, record: dict[str, Any]) -> None:
+    """Set the manifest's entry `name` (a stamp, `recdiv.experiment.stamps`) to `record`, atomically."""
+    manifest = _manifest(out / MANIFEST)
+    manifest[name] = record
+    write_bytes(out / MANIFEST, _manifest_bytes(manifest))
+
+
+def _manifest_bytes(manifest: dict[str, Any]) -> bytes:
+    return (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
 
 
 def owner(out: Path) -> str | None:
@@ -159,12 +179,19 @@ def begin_commit(out: Path) -> Path:
     return pending
 
 
-def end_commit(out: Path, experiment: str) -> None:
-    """List the result files written into ``.pending/`` in its manifest, then move them into place as one set."""
+def end_commit(out: Path, experiment: str, inputs: dict[str, Any] | None = None) -> None:
+    """List the result files written into ``.pending/`` in its manifest, then move them into place as one set.
+    `inputs`: the run's inputs stamp (`recdiv.experiment.stamps`); the report stamp of the previous manifest is kept
+    (it names the result files' sha256 it was built from, so it holds only if they are the same)."""
     pending = out / PENDING
     files = {n: sha256_file(pending / n) for n in RESULT_FILES if (pending / n).is_file()}
-    manifest = {"experiment": experiment, "files": files}
-    write_bytes(pending / MANIFEST, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode())
+    manifest: dict[str, Any] = {"experiment": experiment, "files": files}
+    if inputs is not None:
+        manifest["inputs"] = inputs
+    previous = read_manifest(out)
+    if previous is not None and "report" in previous:
+        manifest["report"] = previous["report"]
+    write_bytes(pending / MANIFEST, _manifest_bytes(manifest))
     finish_pending(out)
 
 

@@ -38,7 +38,8 @@ from recdiv.eval import tables
 from recdiv.eval.tables import DOWN, UP
 from recdiv.experiment.cache import write_text
 from recdiv.experiment.config import ExperimentConfig
-from recdiv.experiment.folder import read_results
+from recdiv.experiment.folder import read_manifest, read_results, update_manifest
+from recdiv.experiment.stamps import report_key, report_record, report_up_to_date
 
 SUMMARY_COLUMNS = ["dataset", "system", "measure", "mean", "ci_low", "ci_high", "n", "baseline", "p_value",
                    "p_adjusted", "effect_size", "marker", "difference", "diff_ci_low", "diff_ci_high"]
@@ -52,6 +53,7 @@ class Report:
     files: list[Path] = field(default_factory=list)
     markdown: str = ""
     summary: pd.DataFrame | None = None
+    up_to_date: bool = False  # kept as it was: its inputs had not changed (`current_report`); summary is then None
 
     @property
     def html(self) -> Path:
@@ -389,13 +391,31 @@ def test_work(config: ExperimentConfig) -> float | None:
 
 def build_report(out: str | Path, progress: bool | None = None) -> Report:
     """Write summary.csv/.md/.tex, plots/*.svg and report.html from the per-user scores in `out`; with a
-    randomised test (permutation, bootstrap, Tukey) a progress bar on a terminal (`progress`: None = auto)."""
+    randomised test (permutation, bootstrap, Tukey) a progress bar on a terminal (`progress`: None = auto). The
+    manifest then records what the report was built from (`recdiv.experiment.stamps`)."""
     from recdiv.progress import Progress
 
-    loaded = read_results(Path(out))
+    out = Path(out)
+    loaded = read_results(out)
+    manifest = read_manifest(out)  # read_results checked the result files against it
+    key = report_key(manifest["files"]) if manifest is not None else None
     work = test_work(loaded[0])
     with Progress("report: tests", work, enabled=progress if progress is not None else None if work else False):
-        return _build_report(Path(out), loaded)
+        rep = _build_report(out, loaded)
+    if key is not None:
+        update_manifest(out, "report", report_record(out, key, rep.files))
+    return rep
+
+
+def current_report(out: str | Path) -> Report | None:
+    """The report of `out` as it is, if its stamp says that it was built from the current results by the current code
+    and its files are intact (`recdiv.experiment.stamps.report_up_to_date`); None if it must be rebuilt."""
+    out = Path(out)
+    files = report_up_to_date(out)
+    if files is None or out / "summary.md" not in files:
+        return None
+    markdown = (out / "summary.md").read_text(encoding="utf-8").partition("\n\n")[2]  # without the "# name" title
+    return Report(out, files, markdown, up_to_date=True)
 
 
 def _build_report(out: Path, loaded) -> Report:

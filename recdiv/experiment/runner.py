@@ -37,7 +37,7 @@ from recdiv.errors import ConfigError, RecdivError
 from recdiv.experiment.cache import Store, frame_bytes, hash_config, write_bytes, write_json
 from recdiv.experiment.checks import check_executor, check_run
 from recdiv.experiment.config import ExperimentConfig, RecommenderSpec, fmt_param
-from recdiv.experiment.folder import begin_commit, end_commit
+from recdiv.experiment.folder import begin_commit, check_output, end_commit
 from recdiv.experiment.janitor import TEMPDIR_ENV
 from recdiv.experiment.selection import selected_params
 from recdiv.experiment.stages import (
@@ -57,6 +57,7 @@ from recdiv.experiment.stages import (
     run_system_task,
     save_space,
 )
+from recdiv.experiment.stamps import inputs_key, inputs_record, stampable, unchanged_run
 
 STAGES = ("fit", "candidates", "aspects", "rerank", "scores")
 
@@ -429,11 +430,24 @@ def run_experiment(
         systems = plan_systems(config)
     except ConfigError as e:
         raise config.error("diversifiers", e) from None
+    if resume:  # nothing changed since the last complete run: nothing to do (recdiv.experiment.stamps)
+        check_executor(jobs, backend)
+        check_output(config, out, resume=resume, force=force, option=option)
+        cached = unchanged_run(config, out)
+        if cached is not None:
+            result = RunResult(out, cached=cached)
+            if report:
+                result.report = _report(out, progress)
+            result.seconds = time.perf_counter() - t0
+            return result
+    stamp = inputs_key(config)  # before any data is read: the stamp certifies the inputs this run started from
     check_run(config, out, resume=resume, force=force, jobs=jobs, backend=backend, systems=systems, option=option)
+    stamp = stamp if stampable(config) else None
     executor = make_executor(jobs, backend)  # can fail too (the system refuses processes): still nothing written
     prog = _progress() if progress else None
     sched = Scheduler(executor, prog, jobs)
     index: list[tuple[str, str, SystemPlan]] = []
+    artefacts: list[str] = []  # what a resume checks before it may skip the run (the inputs stamp)
     selections: dict[str, dict] = {}
     try:
         store = Store.for_run(out / "cache", resume)
@@ -445,13 +459,14 @@ def run_experiment(
             for di, dcfg in enumerate(config.datasets):
                 dataset, dfp = load_data(config, di)
                 for a in config.aspects:  # explicit spaces: once per dataset, in this process
-                    key = aspect_key(a, dfp, None)
+                    akey = aspect_key(a, dfp, None)
                     if a.kind != "explicit":
                         continue
-                    if store.has("aspects", key, "npz"):
+                    artefacts.append(_relative(store, "aspects", akey, "npz"))
+                    if store.has("aspects", akey, "npz"):
                         sched.stats["aspects:cached"] += 1
                     else:
-                        save_space(store, key, build_explicit_space(a, dataset), None)
+                        save_space(store, akey, build_explicit_space(a, dataset), None)
                         sched.stats["aspects"] += 1
                 tasks: list[Task] = []
                 for spec in dcfg.splits:
@@ -461,6 +476,7 @@ def run_experiment(
                     new = plan_split(config, systems, env_base, di, spec, dfp, sfp, len(tasks), chosen)
                     tasks += new
                     index += [(dcfg.key, spec, t.plan) for t in new if t.kind == "system"]
+                    artefacts += checked_artefacts(store, new)
                 sched.run(tasks, f"{dcfg.key}")
     except RecdivError as e:  # found while working (after the checks): still name the experiment file
         raise config.error("", e) from None
@@ -491,15 +507,38 @@ def run_experiment(
             from recdiv.experiment.meta import split_analyses
 
             split_analyses(config, env_base, index, pending)  # [meta] robustness and perturbation, per split (cached)
-        end_commit(out, config.name)
+        end_commit(out, config.name, inputs_record(stamp, artefacts))
     finally:
         forget()  # inline tasks memoised the datasets in this process (stages._MEMO): keep none after the run
     if report:
-        from recdiv.experiment.report import build_report
-
-        result.report = build_report(out, progress=None if progress else False)
+        result.report = _report(out, progress)
     result.seconds = time.perf_counter() - t0
     return result
+
+
+def _report(out: Path, progress: bool):
+    """The report of `out`: kept if its stamp says its inputs are unchanged, else rebuilt."""
+    from recdiv.experiment.report import build_report, current_report
+
+    return current_report(out) or build_report(out, progress=None if progress else False)
+
+
+def _relative(store: Store, stage: str, key: str, ext: str) -> str:
+    return store.path(stage, key, ext).relative_to(store.root).as_posix()
+
+
+def checked_artefacts(store: Store, tasks: list[Task]) -> list[str]:
+    """The artefacts of `tasks` that a resumed run checks before reusing them (their tasks are skipped when they are
+    intact): candidates, latent aspect spaces, per-user scores."""
+    out = []
+    for t in tasks:
+        if t.kind == "model":
+            if t.plan.candidates_key is not None:
+                out.append(_relative(store, "candidates", t.plan.candidates_key, "npz"))
+            out += [_relative(store, "aspects", k, "npz") for _, k in t.plan.latent]
+        else:
+            out.append(_relative(store, "scores", t.plan.scores_key, "parquet"))
+    return out
 
 
 def collect_scores(store: Store, index: list[tuple[str, str, SystemPlan]]) -> tuple[pd.DataFrame, pd.DataFrame | None]:

@@ -183,20 +183,18 @@ def test_cached_gains_are_shared_and_read_only():
 @given(cases(), st.sampled_from([0.25, 0.5]), st.booleans())
 def test_parallel_blocks_equal_serial(case, alpha, graded):
     """The prange path (used from `PARALLEL_USERS` users on) gives the same numbers as the serial one."""
-    from recdiv.eval.metrics import intents_kernels as kernels
-
     view = _view(case)
     space = ia.aspect_space(view)
     users = view.users.astype(np.int64)
     q = ia.qrels_csr(view)
     atab, keys = ia.aspect_table(view), view.qrels.items.string_rank
     for cap in (-1, 3):
-        serial = kernels.greedy_alpha_ideal(users, *q, 4.0, graded, 5.0, atab, space.n_aspects, keys, alpha, cap,
-                                            parallel=False)
-        par = kernels.greedy_alpha_ideal(users, *q, 4.0, graded, 5.0, atab, space.n_aspects, keys, alpha, cap,
-                                         parallel=True)
+        serial = ia.greedy_alpha_ideal(users, *q, 4.0, graded, 5.0, atab, space.n_aspects, keys, alpha, cap,
+                                       parallel=False)
+        par = ia.greedy_alpha_ideal(users, *q, 4.0, graded, 5.0, atab, space.n_aspects, keys, alpha, cap,
+                                    parallel=True)
         for a, b in zip(serial, par):
             np.testing.assert_array_equal(a, b)
     args = (np.ascontiguousarray(view.rankings.items), ia.run_rows(view), 7, users, *q, atab, space.n_aspects, 4.0,
             alpha, graded, 5.0, ia._NO_WEIGHTS, False, ia._powers(alpha, 7))
-    np.testing.assert_array_equal(kernels.run_gains(*args, parallel=False), kernels.run_gains(*args, parallel=True))
+    np.testing.assert_array_equal(ia.run_gains(*args, parallel=False), ia.run_gains(*args, parallel=True))

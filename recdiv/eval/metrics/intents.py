@@ -7,8 +7,9 @@ Intent weights w_a (``weights=``): ``profile`` = count-based p(a|u) from `EvalCo
 the aspects of the user's relevant test items (TREC / ndeval convention).
 
 Arrays: the redundancy-aware gains (α-nDCG family, ERR-IA ndeval, NRBP, EU), A_u^rel and the greedy α-ideal
-lists are computed by numba kernels (`recdiv.eval.metrics.intents_kernels`) in one pass per user over the
-user's qrels CSR row and a padded items × aspects table — no users × K × |A| tensor. Unweighted run gains
+lists are computed by numba kernels (`recdiv.eval.metrics.intents_kernels`, obtained through
+`recdiv.jit.kernel`: compiled ahead of time when built, so that numba need not load) in one pass per user over
+the user's qrels CSR row and a padded items × aspects table — no users × K × |A| tensor. Unweighted run gains
 (shared by α-nDCG, α-DCG, ERR-IA(ndeval), nERR-IA), greedy ideals, |A_u^rel| and the kernels' tables are kept
 in the context's cache (`context.cache.clear()` forgets them). The other measures gather (user, position,
 aspect) pairs or a dense items × aspects indicator for a chunk of users (memory bound METRICS.md G.7).
@@ -23,6 +24,7 @@ import numpy as np
 from recdiv.errors import ConfigError
 from recdiv.eval.measure import Measure, PerUserMeasure
 from recdiv.eval.metrics.greedy_ideal import CHUNK_ELEMS, check_ideal_ties
+from recdiv.jit import kernel
 from recdiv.models.intent import rows_or_uniform, uniform_over, user_aspect_distribution
 from recdiv.models.relevance import is_relevant
 
@@ -30,6 +32,7 @@ from recdiv.models.relevance import is_relevant
 # shared helpers (also used by recdiv.eval.metrics.unified)
 # --------------------------------------------------------------------------------------------------
 _NO_WEIGHTS = np.zeros((0, 0))
+_KERNELS = "recdiv.eval.metrics.intents_kernels"
 
 
 def aspect_space(view):
@@ -77,52 +80,51 @@ def user_distribution(view, weighting: str, measure: str = "this measure",
 
 
 def aspect_table(view) -> np.ndarray:
-    """(items + 1, T) aspects of every item in ascending order, padded with the sentinel n_aspects (last row:
-    padding item −1), for the numba kernels (`recdiv.eval.metrics.intents_kernels.aspect_table`); cached."""
+    """(items + 1, T) int64: the aspects of every item in ascending order, padded with the sentinel n_aspects,
+    T = max(1, max |A(i)|); the extra last row (all sentinel) stands for padding (item −1). For the kernels
+    (`recdiv.eval.metrics.intents_kernels`); cached."""
     space = aspect_space(view)
 
     def build():
-        m = space.indicator.tocsr()
-        m.sort_indices()
-        from recdiv.eval.metrics.intents_kernels import aspect_table as _aspect_table  # numba loads when a kernel runs
-
-        return _aspect_table(m.indptr, m.indices.astype(np.int64), space.n_aspects)
+        indptr, indices = space.pattern()
+        n_items = len(indptr) - 1
+        counts = np.diff(indptr)
+        t = max(int(counts.max()) if n_items else 0, 1)
+        out = np.full((n_items + 1, t), space.n_aspects, dtype=np.int64)
+        rows = np.repeat(np.arange(n_items), counts)
+        out[rows, np.arange(len(indices)) - np.repeat(indptr[:-1], counts)] = indices
+        return out
 
     return view.context.cache.get(("aspect table", space), build)
 
 
 def qrels_csr(view) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(indptr, indices, grades float64) of the qrels matrix for the kernels — the matrix's own arrays when
-    their types fit (int32/int64 indices, float64 grades), no copy; cached."""
-    m = view.qrels.matrix
-
-    def index(a):
-        return a if a.dtype in (np.int32, np.int64) else a.astype(np.int64)
-
-    return view.context.cache.get(("qrels arrays", m),
-                                  lambda: (index(m.indptr), index(m.indices), m.data.astype(np.float64, copy=False)))
+    """(indptr, indices, grades) of the qrels matrix as int64, int64, float64 arrays for the kernels (the types
+    they are compiled ahead of time for) — the qrels' own arrays when they have these types (read from files),
+    without building a SciPy matrix; cached."""
+    m = view.qrels.csr
+    return view.context.cache.get(("qrels arrays", m), lambda: (m.indptr.astype(np.int64, copy=False),
+                                                                m.indices.astype(np.int64, copy=False),
+                                                                m.data.astype(np.float64, copy=False)))
 
 
 def relevant_aspects(view, judged: bool = False) -> np.ndarray:
     """(n, A) bool: A_u^rel = ∪_{i ∈ Rel_u} A(i) (or the aspects of all judged items when `judged`)."""
     space = aspect_space(view)
-    from recdiv.eval.metrics.intents_kernels import relevant_aspect_kernel  # numba loads when a kernel runs
-
-    return relevant_aspect_kernel(view.users.astype(np.int64), *qrels_csr(view), float(view.threshold),
-                                  judged, aspect_table(view), space.n_aspects)
+    return kernel(_KERNELS, "relevant_aspect_kernel")(view.users.astype(np.int64), *qrels_csr(view),
+                                                      float(view.threshold), bool(judged), aspect_table(view),
+                                                      space.n_aspects)
 
 
 def n_relevant_aspects(view) -> np.ndarray:
     """|A_u^rel| of every evaluated user (the ndeval "ideal-ideal" normalisations); a by-product of the greedy
     ideal kernel, so kept with the ideal lists in the context's cache."""
     space = aspect_space(view)
-    from recdiv.eval.metrics.intents_kernels import relevant_aspect_counts  # numba loads when a kernel runs
-
     hit = view.context.cache.peek(_rel_asp_key(view, space))
     if hit is not None:
         return hit
-    return relevant_aspect_counts(view.users.astype(np.int64), *qrels_csr(view), float(view.threshold),
-                                  aspect_table(view), space.n_aspects)
+    return kernel(_KERNELS, "relevant_aspect_counts")(view.users.astype(np.int64), *qrels_csr(view),
+                                                      float(view.threshold), aspect_table(view), space.n_aspects)
 
 
 def run_rows(view) -> np.ndarray:
@@ -148,14 +150,26 @@ def alpha_run_gains(view, k: int, alpha: float, graded: bool = False,
         return hit
     items = np.ascontiguousarray(view.rankings.items, dtype=np.int64)
     w = np.ascontiguousarray(weights, dtype=np.float64) if has_w else _NO_WEIGHTS
-    from recdiv.eval.metrics.intents_kernels import run_gains  # numba loads when a kernel runs
-
     out = run_gains(items, run_rows(view), int(k), view.users.astype(np.int64), *qrels_csr(view),
                     aspect_table(view), space.n_aspects, float(view.threshold), float(alpha), graded,
                     float(view.max_grade), w, has_w, _powers(alpha, k))
     if not has_w:
         out.flags.writeable = False
         view.context.cache.put(key, out)
+    return out
+
+
+def run_gains(run_items, src, k_cut, users, q_indptr, q_indices, q_data, atab, n_asp, threshold, alpha, graded,
+              r_max, w, has_w, powtab, parallel=None) -> np.ndarray:
+    """(n, K) gains of the run rows `src` (−1: no list) of the evaluated `users`, ĝ from the qrels CSR.
+
+    powtab[c] = (1−α)^c for c = 0..K (binary gains); w (n, A) intent weights when `has_w`. `parallel`: None =
+    over blocks of users when there are at least `intents_kernels.PARALLEL_USERS` users.
+    """
+    out = np.zeros((len(users), k_cut))
+    args = (run_items, src, users, q_indptr, q_indices, q_data, atab, n_asp, threshold, alpha, graded, r_max, w,
+            has_w, powtab, out)
+    kernel(_KERNELS, "run_gains_blocks")(len(users), *args, parallel=parallel)
     return out
 
 
@@ -190,20 +204,9 @@ def relevance_weights(grades: np.ndarray, threshold: float, graded: bool, r_max:
 
 
 def aspect_index(view) -> np.ndarray:
-    """(items, T) aspect indices of every item (T = max |A(i)|), padded with the sentinel n_aspects; cached."""
-    space = aspect_space(view)
-
-    def build():
-        m = space.indicator.tocsr()
-        m.sort_indices()
-        counts = np.diff(m.indptr)
-        t = max(int(counts.max()) if len(counts) else 0, 1)
-        out = np.full((m.shape[0], t), space.n_aspects, dtype=np.int64)
-        rows = np.repeat(np.arange(m.shape[0]), counts)
-        out[rows, np.arange(m.nnz) - np.repeat(m.indptr[:-1], counts)] = m.indices
-        return out
-
-    return view.context.cache.get(("aspect index", space), build)
+    """(items, T) aspect indices of every item (T = max(1, max |A(i)|)), padded with the sentinel n_aspects: the
+    rows of `aspect_table` without its padding row."""
+    return aspect_table(view)[:-1]
 
 
 def aspect_pairs(items: np.ndarray, mask: np.ndarray, table: np.ndarray, n_asp: int):
@@ -237,11 +240,10 @@ def alpha_gains(view, items: np.ndarray, g: np.ndarray, alpha: float, weights: n
     space = aspect_space(view)
     has_w = weights is not None
     w = np.ascontiguousarray(weights, dtype=np.float64) if has_w else _NO_WEIGHTS
-    from recdiv.eval.metrics.intents_kernels import alpha_gains_kernel  # numba loads when a kernel runs
-
-    return alpha_gains_kernel(np.ascontiguousarray(items, dtype=np.int64), np.ascontiguousarray(g, dtype=np.float64),
-                              aspect_table(view), space.n_aspects, float(alpha), graded, w, has_w,
-                              _powers(alpha, items.shape[1]))
+    return kernel(_KERNELS, "alpha_gains_kernel")(np.ascontiguousarray(items, dtype=np.int64),
+                                                  np.ascontiguousarray(g, dtype=np.float64), aspect_table(view),
+                                                  space.n_aspects, float(alpha), bool(graded), w, has_w,
+                                                  _powers(alpha, items.shape[1]))
 
 
 def ideal_ideal(view, alpha: float, disc: np.ndarray) -> np.ndarray:
@@ -276,8 +278,6 @@ def alpha_ideal_lists(view, alpha: float, graded: bool, ties: str, steps: int | 
     q_ptr, q_idx, q_val = qrels_csr(view)
     rank = view.qrels.items.string_rank
     keys = rank if ties == "max_id" else len(rank) - 1 - rank
-    from recdiv.eval.metrics.intents_kernels import greedy_alpha_ideal  # numba loads when a kernel runs
-
     out_i, out_g, widths, n_rel_asp = greedy_alpha_ideal(
         view.users.astype(np.int64), q_ptr, q_idx, q_val, float(view.threshold), graded, float(r_max),
         aspect_table(view), space.n_aspects, np.ascontiguousarray(keys, dtype=np.int64), float(alpha),
@@ -287,6 +287,40 @@ def alpha_ideal_lists(view, alpha: float, graded: bool, ties: str, steps: int | 
     n_rel_asp.flags.writeable = False
     cache.put(_rel_asp_key(view, space), n_rel_asp)
     return out_i, out_g
+
+
+def greedy_alpha_ideal(users, q_indptr, q_indices, q_data, threshold, graded, r_max, atab, n_asp, keys, alpha, cap,
+                       parallel=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Greedy α-ideal lists (§C.1/C.2) of at most `cap` steps (−1: all): (items (n, L) −1 padded, gains (n, L),
+    widths (n,), |A_u^rel| (n,)), L = min(cap, max width), width = number of candidates (relevant judged items
+    having aspects).
+
+    At each step the candidate with the largest ĝ_j·Σ_{a∈A(j)} (1−α)^{c_a} wins; candidates within a relative
+    1e-10 of the best tie and the largest `keys[item]` among them wins (§0.6). State pw[a] = (1−α)^{c_a},
+    updated multiplicatively by (1−α)^{ĝ_j} as in ndeval. Each candidate's aspects are padded to T with the
+    sentinel aspect (pw 0) and summed in ascending aspect order: the same arithmetic as
+    `recdiv.eval.metrics.greedy_ideal.alpha_ideal`. Placed candidates are swap-removed (the winner does not depend on
+    candidate order, since keys are distinct).
+    """
+    if cap >= 0:  # widths come out of the greedy pass; its output is cut to the real length afterwards
+        widths = np.zeros(len(users), dtype=np.int64)
+        max_j = int((q_indptr[users + 1] - q_indptr[users]).max()) if len(users) else 0  # bound: judged items
+    else:
+        widths = kernel(_KERNELS, "ideal_widths")(users, q_indptr, q_indices, q_data, threshold, atab, n_asp)
+        max_j = int(widths.max()) if len(widths) else 0
+    length = min(cap, max(max_j, 1)) if cap >= 0 else max(max_j, 1)
+    out_i = np.full((len(users), length), -1, dtype=np.int64)
+    out_g = np.zeros((len(users), length))
+    if cap < 0:
+        max_j = int((q_indptr[users + 1] - q_indptr[users]).max()) if len(users) else 0
+    n_rel_asp = np.zeros(len(users), dtype=np.int64)
+    args = (users, q_indptr, q_indices, q_data, threshold, graded, r_max, atab, n_asp, keys, alpha, max_j, out_i,
+            out_g, widths, n_rel_asp)
+    kernel(_KERNELS, "ideal_blocks")(len(users), *args, parallel=parallel)
+    real = min(cap, max(int(widths.max()) if len(widths) else 0, 1)) if cap >= 0 else length
+    if real < length:
+        out_i, out_g = out_i[:, :real].copy(), out_g[:, :real].copy()
+    return out_i, out_g, widths, n_rel_asp
 
 
 def _rel_asp_key(view, space) -> tuple:

@@ -3,10 +3,14 @@
 One pass per user over the user's judgments (qrels CSR row) and a padded aspect table of the items, instead
 of dense users × K × |A| tensors:
 
-- `run_gains`: α-nDCG gains G(k) of the run, grades looked up in the qrels row on the fly;
+- `run_gains_blocks`: α-nDCG gains G(k) of the run, grades looked up in the qrels row on the fly;
 - `alpha_gains_kernel`: the same gains for given (items, ĝ) arrays (e.g. an ideal list);
-- `greedy_alpha_ideal`: the greedy α-ideal lists (§C.1, ties §0.6);
+- `ideal_blocks` (and `ideal_widths`): the greedy α-ideal lists (§C.1, ties §0.6);
 - `relevant_aspect_kernel` / `relevant_aspect_counts`: A_u^rel (or the aspects of all judged items) / |A_u^rel|.
+
+`recdiv.eval.metrics.intents` calls them (through `recdiv.jit.kernel`) with int64 indices, float64 grades and
+C-contiguous arrays: the types of `AHEAD_OF_TIME`, under which their serial versions are also compiled ahead of
+time (`recdiv.aot`), so that `recdiv eval` with α-nDCG / ERR-IA(variant=ndeval) starts without numba.
 
 The aspect table `atab` (items + 1, T) holds the aspects of every item in ascending order, padded with the
 sentinel A = n_aspects; its last row (all sentinel) stands for padding (item −1). With a fixed trip count T
@@ -32,6 +36,19 @@ REL_TOL = 1e-10  # must equal recdiv.eval.metrics.greedy_ideal._REL_TOL
 #: from this many evaluated users on, the run-gain and ideal kernels run over blocks of users in parallel
 PARALLEL_USERS = 50_000
 
+_I, _F, _B = numba.int64, numba.float64, numba.boolean
+_I1, _I2, _F1, _F2 = _I[::1], _I[:, ::1], _F[::1], _F[:, ::1]
+#: signatures of the kernels compiled ahead of time (`recdiv.aot`): every kernel the intent-aware readable code
+#: calls (per-user kernels: their serial version, whose first argument is the block bounds)
+AHEAD_OF_TIME = {
+    "run_gains_blocks": numba.void(_I1, _I2, _I1, _I1, _I1, _I1, _F1, _I2, _I, _F, _F, _B, _F, _F2, _B, _F1, _F2),
+    "ideal_blocks": numba.void(_I1, _I1, _I1, _I1, _F1, _F, _B, _F, _I2, _I, _I1, _F, _I, _I2, _F2, _I1, _I1),
+    "ideal_widths": _I1(_I1, _I1, _I1, _F1, _F, _I2, _I),
+    "alpha_gains_kernel": _F2(_I2, _F2, _I2, _I, _F, _B, _F2, _B, _F1),
+    "relevant_aspect_kernel": _B[:, :](_I1, _I1, _I1, _F1, _F, _B, _I2, _I),
+    "relevant_aspect_counts": _I1(_I1, _I1, _I1, _F1, _F, _I2, _I),
+}
+
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def pick_in_band(gain, ckey, m, best):  # pragma: no cover - compiled
@@ -45,18 +62,6 @@ def pick_in_band(gain, ckey, m, best):  # pragma: no cover - compiled
         pick = c if take else pick
         pk = ckey[c] if take else pk
     return pick
-
-
-def aspect_table(indptr: np.ndarray, indices: np.ndarray, n_aspects: int) -> np.ndarray:
-    """(items + 1, T) int64: aspects of each item of a CSR pattern (indices sorted per row), padded with the
-    sentinel `n_aspects`; T = max(1, max |A(i)|); the extra last row is all sentinel (for item −1)."""
-    n_items = len(indptr) - 1
-    counts = np.diff(indptr)
-    t = max(int(counts.max()) if n_items else 0, 1)
-    out = np.full((n_items + 1, t), n_aspects, dtype=np.int64)
-    rows = np.repeat(np.arange(n_items), counts)
-    out[rows, np.arange(len(indices)) - np.repeat(indptr[:-1], counts)] = indices
-    return out
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
@@ -129,25 +134,11 @@ def _run_gains_block(lo_r, hi_r, run_items, src, users, q_indptr, q_indices, q_d
 
 
 @per_user_kernel(min_work=PARALLEL_USERS, error_model="numpy")
-def _run_gains_blocks(bounds, run_items, src, users, q_indptr, q_indices, q_data, atab, n_asp, threshold, alpha,
+def run_gains_blocks(bounds, run_items, src, users, q_indptr, q_indices, q_data, atab, n_asp, threshold, alpha,
                         graded, r_max, w, has_w, powtab, out):  # pragma: no cover - compiled
     for b in numba.prange(len(bounds) - 1):
         _run_gains_block(bounds[b], bounds[b + 1], run_items, src, users, q_indptr, q_indices, q_data, atab, n_asp,
                          threshold, alpha, graded, r_max, w, has_w, powtab, out)
-
-
-def run_gains(run_items, src, k_cut, users, q_indptr, q_indices, q_data, atab, n_asp, threshold, alpha, graded,
-              r_max, w, has_w, powtab, parallel=None) -> np.ndarray:
-    """(n, K) gains of the run rows `src` (−1: no list) of the evaluated `users`, ĝ from the qrels CSR.
-
-    powtab[c] = (1−α)^c for c = 0..K (binary gains); w (n, A) intent weights when `has_w`. `parallel`: None =
-    over blocks of users when there are at least `PARALLEL_USERS` users.
-    """
-    out = np.zeros((len(users), k_cut))
-    args = (run_items, src, users, q_indptr, q_indices, q_data, atab, n_asp, threshold, alpha, graded, r_max, w,
-            has_w, powtab, out)
-    _run_gains_blocks(len(users), *args, parallel=parallel)
-    return out
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
@@ -163,7 +154,7 @@ def alpha_gains_kernel(items, g, atab, n_asp, alpha, graded, w, has_w, powtab): 
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
-def _ideal_widths(users, q_indptr, q_indices, q_data, threshold, atab, n_asp):  # pragma: no cover - compiled
+def ideal_widths(users, q_indptr, q_indices, q_data, threshold, atab, n_asp):  # pragma: no cover - compiled
     """Number of ideal-list candidates per user: relevant judged items (grade ≥ τ) having aspects."""
     out = np.zeros(len(users), dtype=np.int64)
     for r in range(len(users)):
@@ -248,45 +239,11 @@ def _ideal_block(lo_r, hi_r, users, q_indptr, q_indices, q_data, threshold, grad
 
 
 @per_user_kernel(min_work=PARALLEL_USERS, error_model="numpy")
-def _ideal_blocks(bounds, users, q_indptr, q_indices, q_data, threshold, graded, r_max, atab, n_asp, keys, alpha,
+def ideal_blocks(bounds, users, q_indptr, q_indices, q_data, threshold, graded, r_max, atab, n_asp, keys, alpha,
                     max_j, out_i, out_g, widths, n_rel_asp):  # pragma: no cover - compiled
     for b in numba.prange(len(bounds) - 1):
         _ideal_block(bounds[b], bounds[b + 1], users, q_indptr, q_indices, q_data, threshold, graded, r_max, atab,
                      n_asp, keys, alpha, max_j, out_i, out_g, widths, n_rel_asp)
-
-
-def greedy_alpha_ideal(users, q_indptr, q_indices, q_data, threshold, graded, r_max, atab, n_asp, keys, alpha, cap,
-                       parallel=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Greedy α-ideal lists (§C.1/C.2) of at most `cap` steps (−1: all): (items (n, L) −1 padded, gains (n, L),
-    widths (n,), |A_u^rel| (n,)), L = min(cap, max width), width = number of candidates (relevant judged items
-    having aspects).
-
-    At each step the candidate with the largest ĝ_j·Σ_{a∈A(j)} (1−α)^{c_a} wins; candidates within a relative
-    1e-10 of the best tie and the largest `keys[item]` among them wins (§0.6). State pw[a] = (1−α)^{c_a},
-    updated multiplicatively by (1−α)^{ĝ_j} as in ndeval. Each candidate's aspects are padded to T with the
-    sentinel aspect (pw 0) and summed in ascending aspect order: the same arithmetic as
-    `recdiv.eval.metrics.greedy_ideal.alpha_ideal`. Placed candidates are swap-removed (the winner does not depend on
-    candidate order, since keys are distinct).
-    """
-    if cap >= 0:  # widths come out of the greedy pass; its output is cut to the real length afterwards
-        widths = np.zeros(len(users), dtype=np.int64)
-        max_j = int((q_indptr[users + 1] - q_indptr[users]).max()) if len(users) else 0  # bound: judged items
-    else:
-        widths = _ideal_widths(users, q_indptr, q_indices, q_data, threshold, atab, n_asp)
-        max_j = int(widths.max()) if len(widths) else 0
-    length = min(cap, max(max_j, 1)) if cap >= 0 else max(max_j, 1)
-    out_i = np.full((len(users), length), -1, dtype=np.int64)
-    out_g = np.zeros((len(users), length))
-    if cap < 0:
-        max_j = int((q_indptr[users + 1] - q_indptr[users]).max()) if len(users) else 0
-    n_rel_asp = np.zeros(len(users), dtype=np.int64)
-    args = (users, q_indptr, q_indices, q_data, threshold, graded, r_max, atab, n_asp, keys, alpha, max_j, out_i,
-            out_g, widths, n_rel_asp)
-    _ideal_blocks(len(users), *args, parallel=parallel)
-    real = min(cap, max(int(widths.max()) if len(widths) else 0, 1)) if cap >= 0 else length
-    if real < length:
-        out_i, out_g = out_i[:, :real].copy(), out_g[:, :real].copy()
-    return out_i, out_g, widths, n_rel_asp
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
