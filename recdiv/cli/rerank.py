@@ -166,7 +166,6 @@ def _context(args, needs, items, users, asp, train, fac_ids, fac):
     """The `Context` the options describe, and a short description of it for the summary line."""
     import numpy as np
 
-    from recdiv.aspects.latent import factor_space
     from recdiv.aspects.similarity import similarity_from_name
     from recdiv.aspects.space import AspectSpace
     from recdiv.data.tables import aspect_matrix, interactions_of
@@ -186,6 +185,8 @@ def _context(args, needs, items, users, asp, train, fac_ids, fac):
         space = AspectSpace(items, *aspect_matrix(asp, items))
         parts.append(f"aspects {args.aspects} ({space.n_aspects})")
     elif args.dominant is not None:
+        from recdiv.aspects.latent import factor_space  # SciPy: only latent aspects need it
+
         space = factor_space(factors, args.dominant, items)
         parts.append(f"latent aspects: {args.dominant} dominant of {factors.shape[1]} factors")
     similarity = None

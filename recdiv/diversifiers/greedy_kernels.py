@@ -10,7 +10,8 @@ the objective is evaluated exactly as the reranker's `objective` evaluates it, s
 `BlockSparse.dot` (stored order from 0.0) or of NumPy's pairwise `sum` — and select with the template's rule, so
 their lists equal the template's (tests/diversifiers/test_fused.py checks this on random instances with ties).
 Candidate aspects come as a padded (ELL) layout: row u·N + c of `cols`/`vals` holds the block columns u·F + a of
-the candidate's aspects; padding points at column n·F with value 0.
+the candidate's aspects; padding points at column n·F with value 0. Callers obtain `mmr_greedy` through
+`recdiv.jit.kernel` (its ahead-of-time build when there is one) and import this module only for the others.
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ import numba
 import numpy as np
 
 from recdiv.diversifiers.blocks_kernels import _popcount
+
+_I2, _F, _F2, _B, _B2 = numba.int64[:, ::1], numba.float64, numba.float64[:, ::1], numba.boolean, numba.boolean[:, ::1]
+#: compiled ahead of time too (`recdiv.aot`): `recdiv rerank --method MMR` over aspects runs without numba
+AHEAD_OF_TIME = {"mmr_greedy": numba.void(_F2, _F2, _F, _I2, _F2, _F2, _B, _B2, _I2)}
 
 
 @numba.njit(cache=True, nogil=True)
