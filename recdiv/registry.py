@@ -19,15 +19,11 @@ do instead of keeping lists of names.
 
 from __future__ import annotations
 
-import difflib
-import hashlib
 import importlib
-import inspect
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from typing import Any, Generic, TypeVar
 
 from recdiv.errors import ConfigError
@@ -35,6 +31,13 @@ from recdiv.errors import ConfigError
 T = TypeVar("T")
 
 __all__ = ["Entry", "Registry", "load_object", "normalise", "source_fingerprint"]
+
+
+def entry_points(group: str):
+    """The installed entry points of `group` (importlib.metadata, imported when plugins are first looked for)."""
+    from importlib.metadata import entry_points as installed
+
+    return installed(group=group)
 
 
 def normalise(name: str) -> str:
@@ -189,6 +192,8 @@ class Registry(Generic[T]):
     def unknown(self, name: str) -> str:
         """The message for an unknown name: did-you-mean (closest spellings), else the known names."""
         key = normalise(name)
+        import difflib
+
         close = difflib.get_close_matches(key, list(self._keys), n=3, cutoff=0.6)
         names = list(dict.fromkeys(self._keys[k].name for k in close))
         if names:
@@ -249,6 +254,9 @@ def source_fingerprint(obj: Any) -> str:
     function, its module): experiment cache keys include it, so that a changed component is recomputed on
     `--resume`. Helper modules a component calls are not included; built-in modules (abc, builtins) are skipped."""
     classes = obj.__mro__ if isinstance(obj, type) else (obj,)
+    import hashlib
+    import inspect
+
     h = hashlib.sha256()
     seen: set[str] = set()
     for c in classes:
