@@ -98,6 +98,10 @@ def main(argv: list[str] | None = None) -> int:
     sub = subtopic_qrels(files)
     env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     recdiv = [PY, "-m", "recdiv"]
+    built = subprocess.run([PY, "-c", "from recdiv import aot; print(aot.load() is not None)"], env=env,
+                           capture_output=True, text=True).stdout.strip()
+    if built != "True":  # the intent-aware eval would time numba's start-up instead (docs/architecture.md, Kernels)
+        print("note: no fresh ahead-of-time kernel build: run `python -m recdiv.cli.warmup` first", flush=True)
     q, r, a = (str(files[n]) for n in ("qrels.txt", "run.txt", "aspects.tsv"))
     print(f"files: {files['run.txt'].parent} ({CACHE}); tools: {tools}; repeat {args.repeat}; before: {load()}")
     rows: list[tuple[str, str, float, float, float]] = []
