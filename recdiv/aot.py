@@ -165,6 +165,7 @@ def build(modules: list[types.ModuleType], where: Path | None = None) -> Path:
     digest = sources_hash(sources)
     cc = CC(NAME)
     cc.verbose = False
+    cc.target_cpu = "host"  # built where it runs (the install step), as numba's JIT: SIMD of this CPU, not generic
     kernels = []
     for m in modules:
         for name, signature in m.AHEAD_OF_TIME.items():

@@ -5,6 +5,9 @@ One spelling rule everywhere (the command line, experiment files and Python): a 
 and aliases, and lookups ignore case and punctuation, so that ``IA-Select``, ``ia-select``, ``iaselect`` and
 ``IASelect`` name the same reranker. An unknown name is a `ConfigError` with a did-you-mean suggestion.
 
+A built-in may be registered by name and ``module:attribute`` only (`Registry.defer`): its module is imported on
+the first lookup of that name, so that listing the names (`--help`) imports none of the components.
+
 Beyond the built-ins, a lookup accepts ``module:attribute`` (e.g. ``mypkg.rerankers:MyReranker``, imported on
 use) and the components that installed packages declare under the registry's entry-point group (e.g.
 ``[project.entry-points."recdiv.rerankers"] mine = "mypkg.rerankers:MyReranker"``).
@@ -16,10 +19,7 @@ do instead of keeping lists of names.
 
 from __future__ import annotations
 
-import difflib
-import hashlib
 import importlib
-import inspect
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -31,6 +31,13 @@ from recdiv.errors import ConfigError
 T = TypeVar("T")
 
 __all__ = ["Entry", "Registry", "load_object", "normalise", "source_fingerprint"]
+
+
+def entry_points(group: str):
+    """The installed entry points of `group` (importlib.metadata, imported when plugins are first looked for)."""
+    from importlib.metadata import entry_points as installed
+
+    return installed(group=group)
 
 
 def normalise(name: str) -> str:
@@ -67,19 +74,30 @@ class Entry(Generic[T]):
     preset: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class _Deferred:
+    """A component known by name, aliases and ``module:attribute`` before it is imported (`Registry.defer`)."""
+
+    name: str
+    spec: str
+    aliases: tuple[str, ...] = ()
+
+
 class Registry(Generic[T]):
     """Components of one kind by name (see the module docstring).
 
     kind: what the components are, for messages ("reranker"); group: the entry-point group ("recdiv.rerankers");
-    base: if given, objects loaded from ``module:attribute`` or entry points must be subclasses of it.
+    base: if given, objects loaded from ``module:attribute`` or entry points must be subclasses of it (a class, or
+    its ``module:attribute``, imported when first needed).
     """
 
-    def __init__(self, kind: str, *, group: str | None = None, base: type | None = None):
+    def __init__(self, kind: str, *, group: str | None = None, base: type | str | None = None):
         self.kind = kind
         self.group = group
-        self.base = base
-        self._entries: dict[str, Entry[T]] = {}  # canonical name -> entry
-        self._keys: dict[str, Entry[T]] = {}  # normalised name or alias -> entry
+        self._base = base
+        self._entries: dict[str, Entry[T] | _Deferred] = {}  # canonical name -> entry (or its deferred form)
+        self._keys: dict[str, Entry[T] | _Deferred] = {}  # normalised name or alias -> entry
+
         self._plugins_loaded = group is None
 
     # registering -------------------------------------------------------------------------------------------
@@ -90,6 +108,31 @@ class Registry(Generic[T]):
             self._claim(spelling, entry)
         self._entries[name] = entry
         return obj
+
+    def defer(self, name: str, spec: str, *, aliases: Iterable[str] = ()) -> None:
+        """Register the component ``spec`` (``module:attribute``) under `name` and its aliases without importing it:
+        the first lookup of one of these names imports it (its capabilities are then read from the object)."""
+        deferred = _Deferred(name, spec, tuple(aliases))
+        for spelling in (name, *deferred.aliases):
+            self._claim(spelling, deferred)
+        self._entries[name] = deferred
+
+    def _resolve(self, found: Entry[T] | _Deferred) -> Entry[T]:
+        """The entry of a registered component, importing it if it was deferred."""
+        if not isinstance(found, _Deferred):
+            return found
+        obj = load_object(found.spec, self.kind)
+        entry = Entry(found.name, obj, found.aliases, _capabilities(obj))
+        for spelling in (found.name, *found.aliases):
+            self._keys[normalise(spelling)] = entry
+        self._entries[found.name] = entry
+        return entry
+
+    @property
+    def base(self) -> type | None:
+        if isinstance(self._base, str):
+            self._base = load_object(self._base, self.kind)
+        return self._base
 
     def register(self, name: str | None = None, *, aliases: Iterable[str] = (),
                  capabilities: Iterable[str] = ()) -> Callable[[T], T]:
@@ -106,12 +149,14 @@ class Registry(Generic[T]):
         self._claim(alias, Entry(entry.name, entry.obj, entry.aliases, entry.capabilities,
                                  {**entry.preset, **preset}))
 
-    def _claim(self, spelling: str, entry: Entry[T]) -> None:
+    def _claim(self, spelling: str, entry: Entry[T] | _Deferred) -> None:
         key = normalise(spelling)
         if not key:
             raise ValueError(f"{self.kind} name {spelling!r} has no letters or digits")
         old = self._keys.get(key)
-        if old is not None and (old.obj is not entry.obj or old.preset != entry.preset):
+        if old is not None and old is not entry and (
+                isinstance(old, _Deferred) or isinstance(entry, _Deferred) or old.obj is not entry.obj
+                or old.preset != entry.preset):
             raise ValueError(f"{self.kind} name {spelling!r} is taken by {old.name!r}")
         self._keys[key] = entry
 
@@ -128,7 +173,7 @@ class Registry(Generic[T]):
             hit = self._keys.get(key)
         if hit is None:
             raise ConfigError(self.unknown(name))
-        return hit
+        return self._resolve(hit)
 
     def get(self, name: str) -> T:
         """The component named `name` (see `entry`)."""
@@ -147,6 +192,8 @@ class Registry(Generic[T]):
     def unknown(self, name: str) -> str:
         """The message for an unknown name: did-you-mean (closest spellings), else the known names."""
         key = normalise(name)
+        import difflib
+
         close = difflib.get_close_matches(key, list(self._keys), n=3, cutoff=0.6)
         names = list(dict.fromkeys(self._keys[k].name for k in close))
         if names:
@@ -179,8 +226,9 @@ class Registry(Generic[T]):
         return list(self._entries)
 
     def entries(self) -> list[Entry[T]]:
+        """Every entry (deferred components are imported)."""
         self.names()
-        return list(self._entries.values())
+        return [self._resolve(e) for e in list(self._entries.values())]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
@@ -208,6 +256,9 @@ def source_fingerprint(obj: Any) -> str:
     function, its module): experiment cache keys include it, so that a changed component is recomputed on
     `--resume`. Helper modules a component calls are not included; built-in modules (abc, builtins) are skipped."""
     classes = obj.__mro__ if isinstance(obj, type) else (obj,)
+    import hashlib
+    import inspect
+
     h = hashlib.sha256()
     seen: set[str] = set()
     for c in classes:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import types
 from importlib.metadata import EntryPoint
@@ -106,6 +107,69 @@ def test_entry_points(reg, monkeypatch):
     assert reg.get("Delta") is Delta
     assert reg.get("beta") is Beta
     assert reg.names() == ["Alpha-One", "beta", "delta"]
+
+
+def test_deferred_components_are_imported_on_first_lookup(reg, monkeypatch):
+    mod = types.ModuleType("lazy_widgets")
+
+    class Lazy(Base):
+        CAPABILITIES = ("late",)
+
+    mod.Lazy = Lazy
+    loads = []
+
+    def import_module(name):
+        loads.append(name)
+        if name != "lazy_widgets":
+            raise ModuleNotFoundError(f"No module named {name!r}")
+        return mod
+
+    monkeypatch.setattr("recdiv.registry.importlib.import_module", import_module)
+    reg.defer("Lazy-One", "lazy_widgets:Lazy", aliases=("idle",))
+    assert reg.names() == ["Alpha-One", "beta", "Lazy-One"] and loads == []  # listed, not imported
+    with pytest.raises(ConfigError, match="did you mean 'Lazy-One'"):
+        reg.get("lazy-onex")
+    assert loads == []
+    assert reg.get("IDLE") is Lazy and reg.entry("lazyone").aliases == ("idle",) and reg.has("idle", "late")
+    assert loads == ["lazy_widgets"]  # once
+    with pytest.raises(ValueError, match="taken"):
+        reg.defer("beta", "lazy_widgets:Lazy")
+    reg.defer("broken", "no_such_module_xyz:Thing")
+    with pytest.raises(ConfigError, match="cannot import"):
+        reg.get("broken")
+
+
+def test_reranker_registry_lists_its_names_without_importing_rerankers():
+    """The lazy registry of rerankers lists the names, aliases and classes (hence parameters) of the eager one it
+    replaced, and `recdiv rerank --help` imports no reranker module (nor numba, SciPy, pydantic)."""
+    code = """
+import contextlib, io, sys
+from recdiv.cli import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
+    main(["rerank", "--help"])
+from recdiv.diversifiers.registry import RERANKERS
+names = RERANKERS.names()
+loaded = sorted(m for m in sys.modules if m.startswith("recdiv.diversifiers.") and m != "recdiv.diversifiers.registry"
+                or m.split(".")[0] in ("numba", "scipy", "pydantic", "numpy"))
+help = " ".join(out.getvalue().split())
+print(names, loaded, all(n in help for n in names))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["['MMR',", "'Ziegler',", "'IASelect',", "'xQuAD',", "'NGD',", "'PM2',", "'DPP',",
+                           "'Calibrated',", "'Random']", "[]", "True"]
+    from recdiv.diversifiers import base, calibrated, dpp, ia_select, mmr, ngd, pm2, random, xquad, ziegler
+    from recdiv.diversifiers.registry import RERANKERS
+
+    eager = {mmr.MMR: ("maximal-marginal-relevance",), ziegler.Ziegler: ("topic-diversification",),
+             ia_select.IASelect: (), xquad.XQuAD: (), ngd.NGD: ("novelty-greedy",), pm2.PM2: (),
+             dpp.DPP: ("determinantal-point-process",), calibrated.Calibrated: ("calibration", "steck"),
+             random.Random: ("random-rerank",)}
+    assert [e.obj for e in RERANKERS.entries()] == list(eager)
+    for e in RERANKERS.entries():
+        assert e.name == e.obj.NAME and e.aliases == eager[e.obj] and issubclass(e.obj, base.Reranker)
+        assert all(RERANKERS.get(a) is e.obj for a in e.aliases)
+    assert RERANKERS.base is base.Reranker
 
 
 @pytest.mark.parametrize(("module", "registry", "spellings"), [

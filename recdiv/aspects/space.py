@@ -99,5 +99,10 @@ class AspectSpace:
         return self.n_item_aspects > 0
 
     def dense(self, dtype=np.float64) -> np.ndarray:
-        """0/1 items × aspects dense indicator (for small aspect sets such as genres)."""
-        return np.asarray(self.indicator.todense(), dtype=dtype)
+        """0/1 items × aspects dense indicator (for small aspect sets such as genres); from the CSR arrays without
+        SciPy when the space holds them (no repeated pairs there)."""
+        if self._arrays is None:
+            return np.asarray(self.indicator.todense(), dtype=dtype)
+        out = np.zeros((len(self.items), len(self.names)), dtype=dtype)
+        out[np.repeat(np.arange(len(self.items)), np.diff(self._arrays.indptr)), self._arrays.indices] = 1
+        return out

@@ -66,6 +66,36 @@ def _rows_in_order(first: np.ndarray, second: np.ndarray) -> bool:
     return bool(ok.all())
 
 
+def _group_starts(u: np.ndarray) -> np.ndarray:
+    """Index of the first line of every run of equal values of u."""
+    return np.flatnonzero(np.concatenate(([True], u[1:] != u[:-1]))) if len(u) else np.zeros(0, np.int64)
+
+
+def _scatter(shape: tuple[int, int], flat: np.ndarray | None, values: np.ndarray, fill, dtype) -> np.ndarray:
+    """A new matrix holding values[j] at flat index flat[j] and `fill` elsewhere; flat None: the values fill the
+    matrix in order."""
+    if flat is None:
+        return np.array(values, dtype=dtype).reshape(shape)
+    out = np.full(shape, fill, dtype=dtype)
+    out.reshape(-1)[flat] = values
+    return out
+
+
+def _lines_in_order(key: np.ndarray, items: np.ndarray, item_vocab: Vocab, starts: np.ndarray, order: str) -> bool:
+    """Whether each group of lines (from `starts`) already comes in ranking order — by score descending, then item
+    id in descending string order ("score"), or by rank ascending ("rank"; ties keep the input order) — checked on
+    the lines themselves. False when unsure (NaN keys): the rows are then checked as a matrix."""
+    if len(key) < 2 or np.isnan(key).any():
+        return len(key) < 2
+    ok = np.less_equal(key[:-1], key[1:]) if order == "rank" else np.greater(key[:-1], key[1:])
+    ok[starts[1:] - 1] = True  # the last line of a group and the first of the next are not compared
+    if order == "rank" or ok.all():
+        return bool(ok.all())
+    j = np.flatnonzero(~ok)  # lines whose score is not above the next one's: equal scores, ids in string order?
+    sr = item_vocab.string_rank
+    return bool(((key[j] == key[j + 1]) & (sr[items[j]] >= sr[items[j + 1]])).all())
+
+
 @dataclass(frozen=True, eq=False)
 class Rankings:
     """Ranked lists for n users.
@@ -129,7 +159,8 @@ class Rankings:
         v = it != PAD
         if (v[:, 1:] & ~v[:, :-1]).any():
             raise ValueError("Rankings has padding before an item")
-        s = np.sort(np.where(v, it, -np.arange(1, it.shape[1] + 1)), axis=1)
+        s = np.where(v, it, -np.arange(1, it.shape[1] + 1))
+        s.sort(axis=1)
         dup = (s[:, 1:] == s[:, :-1]).any(axis=1)
         if dup.any():
             u = self.user_vocab.id_of(self.users[np.flatnonzero(dup)[0]])
@@ -186,37 +217,41 @@ class Rankings:
         s = np.asarray(scores, dtype=np.float64) if scores is not None else -np.asarray(ranks, dtype=np.float64)
         r = np.asarray(ranks, dtype=np.float64) if order == "rank" else None
         # rows: the users with a list, ascending; each row filled in input order, then sorted within the row.
-        # Written for 10 M-line runs: no full sort when the input is grouped by user (runs are), temporaries freed
-        counts = np.bincount(u, minlength=len(user_vocab)) if len(u) else np.zeros(len(user_vocab), np.int64)
+        # Written for 10 M-line runs: no sort when the input is grouped by user (runs are), none within the rows
+        # when they come in order (runs written by score are), temporaries freed
+        n = len(u)
+        counts = np.bincount(u, minlength=len(user_vocab)) if n else np.zeros(len(user_vocab), np.int64)
         users = np.flatnonzero(counts)
-        k = int(counts.max()) if len(u) else 0
-        if len(u) > 1 and not (u[1:] >= u[:-1]).all():
+        k = int(counts.max()) if n else 0
+        starts = _group_starts(u)
+        if len(starts) != len(users):  # a user's lines are in several places: group them (stable)
             perm = np.argsort(u, kind="stable")
             u, i, s, r = u[perm], i[perm], s[perm], None if r is None else r[perm]
             del perm
-        row = (np.cumsum(counts > 0) - 1)[u]
-        flat = np.arange(len(u), dtype=np.int64)
-        flat -= np.concatenate(([0], np.cumsum(counts[users])))[row]
-        flat += row * k
+            starts = _group_starts(u)
+        lengths = np.diff(np.append(starts, n))
+        row = (np.cumsum(counts > 0) - 1)[u[starts]]  # the row of each group
+        if (lengths == k).all():  # every list is k long: line j goes to row j // k in the input's row order
+            flat = None if (np.diff(row) == 1).all() else (row[:, None] * k + np.arange(k)).ravel()
+        else:
+            flat = np.arange(n, dtype=np.int64)
+            flat += np.repeat(row * k - starts, lengths)
         del row
-        items = np.full((len(users), k), PAD, dtype=np.int64)
-        items.flat[flat] = i
-        vals = np.full((len(users), k), np.nan)
-        vals.flat[flat] = s
-        if order == "rank":
-            first = np.full((len(users), k), np.inf)
-            first.flat[flat] = r
-            second = np.zeros((len(users), k))
-        else:  # score descending, then item id in descending string order; padding (NaN, 1) last
-            first = -vals
-            second = np.ones((len(users), k))
-            second.flat[flat] = -item_vocab.string_rank[i]
-        del flat
-        if not _rows_in_order(first, second):
-            by = np.lexsort((second, first), axis=1)
-            del first, second
-            items = np.take_along_axis(items, by, axis=1)
-            vals = np.take_along_axis(vals, by, axis=1)
+        shape = (len(users), k)
+        items = _scatter(shape, flat, i, PAD, np.int64)
+        vals = _scatter(shape, flat, s, np.nan, np.float64)
+        if not _lines_in_order(s if order == "score" else r, i, item_vocab, starts, order):
+            if order == "rank":
+                first = _scatter(shape, flat, r, np.inf, np.float64)
+                second = np.zeros(shape)
+            else:  # score descending, then item id in descending string order; padding (NaN, 1) last
+                first = -vals
+                second = _scatter(shape, flat, -item_vocab.string_rank[i], 1.0, np.float64)
+            if not _rows_in_order(first, second):
+                by = np.lexsort((second, first), axis=1)
+                del first, second
+                items = np.take_along_axis(items, by, axis=1)
+                vals = np.take_along_axis(vals, by, axis=1)
         return cls(users, items, vals, user_vocab, item_vocab).check()
 
     def to_frame(self, external: bool = True) -> pd.DataFrame:

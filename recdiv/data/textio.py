@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import io
+import math
 import os
 import re
 import tempfile
@@ -69,9 +70,42 @@ def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-
 
 
 # readers ------------------------------------------------------------------------------------------------------
+def _grouped_and_distinct(group: Codes, key: Codes) -> bool:
+    """True when the rows come grouped by `group` (each value in one run of lines, as in TREC files), the groups are
+    of similar sizes, and no group repeats a value of `key`: shown by sorting each group's keys in a padded
+    (groups × longest) matrix, cheaper than one sort of all rows. False when that is not shown (then
+    `first_duplicate` sorts all rows, and finds the repeat if there is one)."""
+    g, n = group.codes, len(group.codes)
+    if n < 2:
+        return False
+    starts = np.flatnonzero(g[1:] != g[:-1]) + 1
+    starts = np.concatenate(([0], starts))
+    if len(starts) != np.count_nonzero(np.bincount(g)):  # some value of `group` has lines in two places
+        return False
+    lengths = np.diff(np.append(starts, n))
+    width = int(lengths.max())
+    if len(starts) * width > 2 * n:
+        return False
+    if (lengths == width).all():  # e.g. every user's top-N
+        matrix = key.codes.reshape(len(starts), width).copy()
+    else:
+        matrix = np.empty((len(starts), width), dtype=key.codes.dtype)
+        matrix[:] = -1 - np.arange(width, dtype=key.codes.dtype)  # padding: distinct, below every code
+        row = np.zeros(n, dtype=np.int64)
+        row[starts[1:]] = 1
+        np.cumsum(row, out=row)
+        matrix[row, np.arange(n) - starts[row]] = key.codes
+        del row
+    matrix.sort(axis=1)
+    return not (matrix[:, 1:] == matrix[:, :-1]).any()
+
+
 def first_duplicate(*keys: Codes | np.ndarray) -> int | None:
-    """Row of the first repeat (in file order) of the combined key, or None. One sort of the keys; the rows are
-    located (a second, stable sort) only when there is a repeat."""
+    """Row of the first repeat (in file order) of the combined key, or None. Rows grouped by the first of two
+    dictionary-encoded keys (TREC runs and qrels) are checked group by group; otherwise one sort of the keys. The
+    rows are located (a second, stable sort) only when there is a repeat."""
+    if len(keys) == 2 and all(isinstance(k, Codes) for k in keys) and _grouped_and_distinct(*keys):
+        return None
     key = np.zeros(len(keys[0]), dtype=np.int64)
     for k in keys:
         codes = k.codes if isinstance(k, Codes) else np.unique(k, return_inverse=True)[1]
@@ -189,37 +223,96 @@ def _checked_labels(distinct, path: str | Path, what: str, spaces: bool = False)
     return labels
 
 
+def _id_codes(values, path: str | Path, what: str, spaces: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(labels, codes): each distinct id of `values` formatted and checked once (`_checked_labels`), and the row's
+    index into them."""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(np.asarray(values), sort=False)
+    return _checked_labels(uniques, path, what, spaces), codes
+
+
 def id_strings(values, path: str | Path, what: str = "id", *, spaces: bool = False) -> np.ndarray:
     """The ids of `values` as strings (object array), each distinct id formatted and checked once (an id that is
     empty or holds whitespace or a control character: DataError naming it and the file; `spaces`: inner spaces
     allowed, for tab-separated files)."""
-    import pandas as pd
-
-    codes, uniques = pd.factorize(np.asarray(values), sort=False)
-    return _checked_labels(uniques, path, what, spaces)[codes]
+    labels, codes = _id_codes(values, path, what, spaces)
+    return labels[codes]
 
 
-def _vocab_strings(vocab, index: np.ndarray, path: str | Path, what: str) -> np.ndarray:
-    """`id_strings` of vocabulary entries given by dense index (no pandas: the distinct indices are integers)."""
-    used, inverse = np.unique(index, return_inverse=True)
-    return _checked_labels(vocab.ids[used].tolist(), path, what)[inverse]
+def _vocab_codes(vocab, index: np.ndarray, path: str | Path, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """`_id_codes` of vocabulary entries given by dense index (no pandas: the distinct indices are integers)."""
+    index = np.asarray(index)
+    used = np.flatnonzero(np.bincount(index, minlength=len(vocab)))  # O(n): dense indices need no sort
+    code = np.zeros(len(vocab), dtype=np.int64)
+    code[used] = np.arange(len(used))
+    return _checked_labels(vocab.ids[used].tolist(), path, what), code[index]
 
 
-def _number_strings(values: np.ndarray, style: str) -> list[str]:
-    """'%.17g' of every value, or ('short') integers without a decimal point and other values as repr."""
-    v = np.asarray(values, dtype=np.float64)
+def _number_codes(values: np.ndarray, style: str) -> tuple[list[str], np.ndarray]:
+    """(labels, codes) of numbers: '%.17g' of every distinct value, or ('short') integers without a decimal point
+    and other values as repr. Values are told apart by their bits (-0.0 is not 0.0), each formatted once."""
+    v = np.ascontiguousarray(values, dtype=np.float64)
+    whole = _whole_range(v)
+    if whole is not None:  # e.g. a reranker's scores k, k-1, ..., 1: no sort
+        distinct, codes = whole
+    else:
+        bits, codes = np.unique(v.view(np.uint64), return_inverse=True)
+        distinct = bits.view(np.float64).tolist()
     if style == "17g":
-        return list(map("%.17g".__mod__, v.tolist()))
-    whole = np.isfinite(v) & (v == np.round(v))
-    out = np.empty(len(v), dtype=object)
-    out[whole] = list(map(str, map(int, v[whole].tolist())))
-    out[~whole] = list(map(repr, v[~whole].tolist()))
-    return out.tolist()
+        return list(map("%.17g".__mod__, distinct)), codes
+    return [str(int(x)) if math.isfinite(x) and x == round(x) else repr(x) for x in distinct], codes
 
 
-def _write_text(path: str | Path, text: str) -> None:
-    """Write `text` atomically; gzip-compressed (reproducibly: no name, no time stamp) when `path` ends in .gz."""
+def _whole_range(v: np.ndarray) -> tuple[list[float], np.ndarray] | None:
+    """(every number from min to max, each value's offset from min) when the values are whole numbers (no -0.0)
+    spanning a range no longer than their count; else None."""
+    if len(v) == 0:
+        return None
+    lo, hi = float(v.min()), float(v.max())
+    if not (-(2.0**53) < lo <= hi < 2.0**53) or hi - lo > len(v) or (v != np.round(v)).any():
+        return None  # NaN or inf, a wide range, or a fraction
+    if lo <= 0.0 <= hi and np.signbit(v[v == 0.0]).any():
+        return None
+    return np.arange(lo, hi + 1.0).tolist(), (v - lo).astype(np.int64)
+
+
+def _strings(labels, end: str):
+    """pyarrow large_string array of each label followed by `end`, built from its buffers (`pa.array` would import
+    pandas, a second of start-up)."""
+    import pyarrow as pa
+
+    text = end.join(labels) + end if len(labels) else ""
     data = text.encode("utf-8")
+    if len(data) == len(text):  # ASCII: bytes = characters
+        lengths = np.fromiter(map(len, labels), np.int64, len(labels))
+    else:
+        lengths = np.fromiter((len(x.encode("utf-8")) for x in labels), np.int64, len(labels))
+    offsets = np.zeros(len(labels) + 1, dtype=np.int64)
+    np.cumsum(lengths + len(end.encode("utf-8")), out=offsets[1:])
+    return pa.LargeStringArray.from_buffers(len(labels), pa.py_buffer(offsets), pa.py_buffer(data))
+
+
+def _write_columns(path: str | Path, columns: list[tuple[list[str] | np.ndarray, np.ndarray, str]]) -> None:
+    """Write one line per row: for each column (labels, codes, end), the row's label labels[codes[row]] followed by
+    `end` (the field separator, or the rest of the line). Atomic; gzip when `path` ends in .gz. The lines are
+    assembled by pyarrow in C from each column's distinct labels."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    parts = []
+    for labels, codes, end in columns:
+        codes = np.ascontiguousarray(codes, dtype=np.int64)
+        index = pa.Array.from_buffers(pa.int64(), len(codes), [None, pa.py_buffer(codes)])
+        parts.append(_strings(labels, end).take(index))
+    lines = pc.binary_join_element_wise(*parts, _strings([""], "")[0])
+    del parts
+    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64, count=len(lines) + 1, offset=lines.offset * 8)
+    _write_bytes(path, memoryview(lines.buffers()[2])[offsets[0]:offsets[-1]] if len(lines) else b"")
+
+
+def _write_bytes(path: str | Path, data) -> None:
+    """Write `data` atomically; gzip-compressed (reproducibly: no name, no time stamp) when `path` ends in .gz."""
     if str(path).endswith(".gz"):
         data = gzip.compress(data, mtime=0)
     with atomic_write(path, "wb") as fh:
@@ -229,12 +322,11 @@ def _write_text(path: str | Path, text: str) -> None:
 def write_trec_run(frame, path: str | Path, tag: str = "recdiv") -> None:
     """Write columns user, item, rank, score as a TREC run (atomically; gzip when `path` ends in .gz)."""
     (tag_text,) = _checked_labels([tag], path, "run tag")
-    users = id_strings(frame["user"].to_numpy(), path, "user id")
-    items = id_strings(frame["item"].to_numpy(), path, "item id")
-    ranks = list(map(str, np.asarray(frame["rank"], dtype=np.int64).tolist()))
-    scores = _number_strings(frame["score"].to_numpy(), "17g")
-    line = "{} Q0 {} {} {} " + tag_text.replace("{", "{{").replace("}", "}}") + "\n"
-    _write_text(path, "".join(map(line.format, users, items, ranks, scores)))
+    ranks, rank_codes = np.unique(np.asarray(frame["rank"], dtype=np.int64), return_inverse=True)
+    _write_columns(path, [(*_id_codes(frame["user"].to_numpy(), path, "user id"), " Q0 "),
+                          (*_id_codes(frame["item"].to_numpy(), path, "item id"), " "),
+                          (list(map(str, ranks.tolist())), rank_codes, " "),
+                          (*_number_codes(frame["score"].to_numpy(), "17g"), f" {tag_text}\n")])
 
 
 def write_rankings(rankings, path: str | Path, tag: str = "recdiv") -> None:
@@ -243,39 +335,36 @@ def write_rankings(rankings, path: str | Path, tag: str = "recdiv") -> None:
     (tag_text,) = _checked_labels([tag], path, "run tag")
     valid = rankings.valid
     rows, pos = np.nonzero(valid)
-    users = _vocab_strings(rankings.user_vocab, rankings.users, path, "user id")[rows]
-    items = _vocab_strings(rankings.item_vocab, rankings.items[valid], path, "item id")
-    ranks = np.array([str(j) for j in range(1, rankings.k + 1)], dtype=object)[pos]
-    scores = _number_strings(rankings.scores[valid], "17g")
-    line = "{} Q0 {} {} {} " + tag_text.replace("{", "{{").replace("}", "}}") + "\n"
-    _write_text(path, "".join(map(line.format, users, items, ranks, scores)))
+    user_labels, user_codes = _vocab_codes(rankings.user_vocab, rankings.users, path, "user id")
+    _write_columns(path, [(user_labels, user_codes[rows], " Q0 "),
+                          (*_vocab_codes(rankings.item_vocab, rankings.items[valid], path, "item id"), " "),
+                          ([str(j) for j in range(1, rankings.k + 1)], pos, " "),
+                          (*_number_codes(rankings.scores[valid], "17g"), f" {tag_text}\n")])
 
 
 def write_trec_qrels(frame, path: str | Path) -> None:
     """Write columns user, item, grade as TREC qrels (atomically); integral grades print as integers."""
-    users = id_strings(frame["user"].to_numpy(), path, "user id")
-    items = id_strings(frame["item"].to_numpy(), path, "item id")
-    grades = _number_strings(frame["grade"].to_numpy(), "short")
-    _write_text(path, "".join(map("{} 0 {} {}\n".format, users, items, grades)))
+    _write_columns(path, [(*_id_codes(frame["user"].to_numpy(), path, "user id"), " 0 "),
+                          (*_id_codes(frame["item"].to_numpy(), path, "item id"), " "),
+                          (*_number_codes(frame["grade"].to_numpy(), "short"), "\n")])
 
 
 def write_interactions_tsv(frame, path: str | Path) -> None:
     """Write columns user, item, value[, timestamp] as TSV (atomically)."""
-    cols = [id_strings(frame["user"].to_numpy(), path, "user id"), id_strings(frame["item"].to_numpy(), path,
-                                                                               "item id"),
-            _number_strings(frame["value"].to_numpy(), "short")]
+    cols = [_id_codes(frame["user"].to_numpy(), path, "user id"), _id_codes(frame["item"].to_numpy(), path,
+                                                                            "item id"),
+            _number_codes(frame["value"].to_numpy(), "short")]
     if "timestamp" in frame:
-        cols.append(list(map(str, np.asarray(frame["timestamp"], dtype=np.int64).tolist())))
-    line = "\t".join(["{}"] * len(cols)) + "\n"
-    _write_text(path, "".join(map(line.format, *cols)))
+        stamps, codes = np.unique(np.asarray(frame["timestamp"], dtype=np.int64), return_inverse=True)
+        cols.append((list(map(str, stamps.tolist())), codes))
+    _write_columns(path, [(*c, "\t") for c in cols[:-1]] + [(*cols[-1], "\n")])
 
 
 def write_item_aspects_tsv(frame, path: str | Path) -> None:
     """Write columns item, aspect[, weight] as TSV (atomically); aspect names may contain spaces (the reader
     splits tab-separated files on tabs only)."""
-    cols = [id_strings(frame["item"].to_numpy(), path, "item id"),
-            id_strings(frame["aspect"].to_numpy(), path, "aspect", spaces=True)]
+    cols = [_id_codes(frame["item"].to_numpy(), path, "item id"),
+            _id_codes(frame["aspect"].to_numpy(), path, "aspect", spaces=True)]
     if "weight" in frame:
-        cols.append(_number_strings(frame["weight"].to_numpy(), "17g"))
-    line = "\t".join(["{}"] * len(cols)) + "\n"
-    _write_text(path, "".join(map(line.format, *cols)))
+        cols.append(_number_codes(frame["weight"].to_numpy(), "17g"))
+    _write_columns(path, [(*c, "\t") for c in cols[:-1]] + [(*cols[-1], "\n")])

@@ -3,18 +3,21 @@
 `BlockSparse` stacks the (sparse) feature rows of every user's candidates into one block-diagonal CSR
 (n·N) × (n·F): `dot(w)` gives Σ_a X[c, a]·w[u, a] for all users and candidates with one sparse mat-vec, `rows(pos)`
 the feature rows of the picked candidates. Aspect-based objectives (IA-Select, xQuAD, PM-2, calibration) and
-feature-based similarity slices (MMR, Ziegler, DPP) are both built on it.
+feature-based similarity slices (MMR, Ziegler, DPP) are both built on it. SciPy and the numba kernels are imported
+where they are used: MMR over aspect bit masks needs neither.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from recdiv.aspects.similarity import ItemSimilarity, Jaccard, SetCosine, _FeatureSimilarity
-from recdiv.diversifiers.blocks_kernels import csr_row_dot, ell_row_dot, set_similarity
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 
 class BlockSparse:
@@ -23,6 +26,8 @@ class BlockSparse:
     def __init__(self, features: sp.csr_matrix, items: np.ndarray, values: np.ndarray | None = None,
                  columns: np.ndarray | None = None, width: int | None = None):
         """`values`/`columns` (aligned with the gathered non-zeros) override data and per-user column indices."""
+        import scipy.sparse as sp
+
         features = sp.csr_matrix(features)
         n, N = items.shape
         F = width if width is not None else features.shape[1]
@@ -47,6 +52,8 @@ class BlockSparse:
 
     def with_values(self, data: np.ndarray, columns: np.ndarray | None = None, width: int | None = None) -> BlockSparse:
         """Same non-zero pattern with new values (and optionally remapped columns / width)."""
+        import scipy.sparse as sp
+
         out = object.__new__(BlockSparse)
         out.row_of, out.aspect, out.n, out.N = self.row_of, self.aspect, self.n, self.N
         out.F = self.F if width is None else width
@@ -89,6 +96,8 @@ class BlockSparse:
     def dot(self, w: np.ndarray) -> np.ndarray:
         """(n, N) with entry Σ_a X[c_uc, a]·w[u, a]; w is (n, F). One pass over the non-zeros (numba), each row
         summed in stored order."""
+        from recdiv.diversifiers.blocks_kernels import csr_row_dot, ell_row_dot
+
         out = np.empty(self.n * self.N)
         ell = self.ell()
         wf = np.empty(self.n * self.F + 1)
@@ -134,6 +143,8 @@ def similarity_slicer(sim: ItemSimilarity, items: np.ndarray) -> tuple[SimSlicer
     if isinstance(sim, (SetCosine, Jaccard)) and sim.features.shape[1] <= 63 and sim.binary:
         return _bitmask_slicer(sim, items)
     if isinstance(sim, _FeatureSimilarity):
+        import scipy.sparse as sp
+
         block = BlockSparse(sp.csr_matrix(sim.features), items)
         nrm = np.where(items >= 0, sim._norm[np.maximum(items, 0)], 0.0)
         defined = nrm > 0
@@ -177,6 +188,8 @@ class BitmaskSlicer:
             self.inv = np.where(self.defined, 1.0 / np.sqrt(self.size), np.nan)
 
     def __call__(self, pos: np.ndarray) -> np.ndarray:
+        from recdiv.diversifiers.blocks_kernels import set_similarity
+
         out = np.empty(self.shape)
         set_similarity(self.masks, self.inv, self.size, self.defined, np.asarray(pos, dtype=np.int64), self.cosine,
                        out)

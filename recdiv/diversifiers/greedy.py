@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 
 from recdiv.diversifiers.base import CandidateBlock, Reranker
-from recdiv.diversifiers.greedy_kernels import select_best
 
 
 def greedy_select(
@@ -36,6 +35,8 @@ def greedy_select(
     objective(remaining, t) -> (n, N) values (only entries where `remaining` is true are read);
     update(picked, t) is called after every step with picked (n,) positions (−1 for users with nothing left).
     """
+    from recdiv.diversifiers.greedy_kernels import select_best  # numba: loaded only when the template runs
+
     n = valid.shape[0]
     remaining = valid.copy()
     left = valid.sum(axis=1)

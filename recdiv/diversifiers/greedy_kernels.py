@@ -10,13 +10,20 @@ the objective is evaluated exactly as the reranker's `objective` evaluates it, s
 `BlockSparse.dot` (stored order from 0.0) or of NumPy's pairwise `sum` — and select with the template's rule, so
 their lists equal the template's (tests/diversifiers/test_fused.py checks this on random instances with ties).
 Candidate aspects come as a padded (ELL) layout: row u·N + c of `cols`/`vals` holds the block columns u·F + a of
-the candidate's aspects; padding points at column n·F with value 0.
+the candidate's aspects; padding points at column n·F with value 0. Callers obtain `mmr_greedy` through
+`recdiv.jit.kernel` (its ahead-of-time build when there is one) and import this module only for the others.
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
+
+from recdiv.diversifiers.blocks_kernels import _popcount
+
+_I2, _F, _F2, _B, _B2 = numba.int64[:, ::1], numba.float64, numba.float64[:, ::1], numba.boolean, numba.boolean[:, ::1]
+#: compiled ahead of time too (`recdiv.aot`): `recdiv rerank --method MMR` over aspects runs without numba
+AHEAD_OF_TIME = {"mmr_greedy": numba.void(_F2, _F2, _F, _I2, _F2, _F2, _B, _B2, _I2)}
 
 
 @numba.njit(cache=True, nogil=True)
@@ -216,47 +223,47 @@ def pm2_greedy(cols, vals, votes, lam, valid, out):
                     seats[a] += row[a] / tot
 
 
-@numba.njit(cache=True, nogil=True)
-def mmr_greedy(first, base, lam1, masks, inv, size, defined, cosine, valid, out):
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def mmr_greedy(first, base, lam1, masks, inv, size, cosine, valid, out):
     """MMR (thesis) with 0/1 aspect-mask similarities: f = first at t = 0, else base − pen with
-    pen = max over S of (1 − λ)·sim (fmax, NaN similarities ignored); sim as `kernels.set_similarity`. A candidate
-    sharing no aspect with the pick has sim 0 (or NaN) and keeps its pen (≥ 0), so only overlapping ones change."""
+    pen = max over S of (1 − λ)·sim (fmax, NaN similarities ignored); sim as `kernels.set_similarity`.
+
+    Branch-free over the candidates (so that it vectorises): after each pick every candidate's similarity to it is
+    computed, and pen and f = base − pen rewritten. The values are those of the template: a candidate sharing no
+    aspect with the pick gets sim 0 (which no pen ≥ 0 is below) or NaN (kept out by the comparison, as by fmax),
+    a featureless pick has mask 0 and 1/√0 = NaN (cosine) or size 0 (Jaccard: 0/0 = NaN, error_model numpy), so it
+    changes no pen; picked candidates hold base NaN, hence f NaN."""
     n, N = valid.shape
     k = out.shape[1]
     f = np.empty(N)
     pen = np.empty(N)
+    rest = np.empty(N)  # base of the remaining candidates, NaN once picked
     for u in range(n):
         rem = valid[u].copy()
+        mu, iu, su = masks[u], inv[u], size[u]
         pen[:] = 0.0
         for c in range(N):
             f[c] = first[u, c] if rem[c] else np.nan
+            rest[c] = base[u, c] if rem[c] else np.nan
         for t in range(min(k, rem.sum())):
             b = _pick(f, rem)
             out[u, t] = b
             rem[b] = False
-            f[b] = np.nan
-            mb, ib, sb = masks[u, b], inv[u, b], size[u, b]
-            for c in range(N):
-                if not rem[c]:
-                    continue
-                if defined[u, b] and masks[u, c] & mb:
-                    x = masks[u, c] & mb
-                    x = x - ((x >> 1) & 0x5555555555555555)
-                    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-                    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-                    inter = float((x * 0x0101010101010101) >> 56)
-                    if cosine:
-                        s = inter * inv[u, c] * ib
-                    elif defined[u, c]:
-                        s = inter / (size[u, c] + sb - inter)
-                    else:
-                        s = np.nan
-                    s = s * lam1
-                    if s > pen[c]:  # np.fmax(pen, s): NaN s keeps pen
-                        pen[c] = s
-                        f[c] = base[u, c] - pen[c]
-                if t == 0:
-                    f[c] = base[u, c] - pen[c]
+            rest[b] = np.nan
+            mb, ib, sb = mu[b], iu[b], su[b]
+            if cosine:
+                for c in range(N):
+                    s = float(_popcount(mu[c] & mb)) * iu[c] * ib * lam1
+                    p = s if s > pen[c] else pen[c]  # np.fmax(pen, s): NaN s keeps pen
+                    pen[c] = p
+                    f[c] = rest[c] - p
+            else:
+                for c in range(N):
+                    inter = float(_popcount(mu[c] & mb))
+                    s = inter / (su[c] + sb - inter) * lam1
+                    p = s if s > pen[c] else pen[c]
+                    pen[c] = p
+                    f[c] = rest[c] - p
 
 
 @numba.njit(cache=True, nogil=True)

@@ -11,8 +11,8 @@ from recdiv.aspects.similarity import Jaccard, SetCosine
 from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
 from recdiv.diversifiers.blocks import BitmaskSlicer, similarity_slicer
 from recdiv.diversifiers.greedy import GreedyReranker
-from recdiv.diversifiers.greedy_kernels import mmr_greedy
 from recdiv.diversifiers.normalize import normalize, zscore
+from recdiv.jit import kernel
 
 
 class MMRConfig(RerankerConfig):
@@ -53,8 +53,10 @@ class MMR(GreedyReranker):
         if not (isinstance(sl, BitmaskSlicer) and st["nonneg"]):
             return None
         out = np.full((block.n, k), -1, dtype=np.int64)
-        mmr_greedy(st["first"], st["base"], 1.0 - self.config.lambda_, sl.masks, sl.inv, sl.size, sl.defined,
-                   sl.cosine, block.valid, out)
+        mmr_greedy = kernel("recdiv.diversifiers.greedy_kernels", "mmr_greedy")  # ahead of time if built
+        mmr_greedy(*(np.ascontiguousarray(a) for a in (st["first"], st["base"])), 1.0 - self.config.lambda_,
+                   *(np.ascontiguousarray(a) for a in (sl.masks, sl.inv, sl.size)), bool(sl.cosine),
+                   np.ascontiguousarray(block.valid), out)
         return out
 
     def init_state(self, block: CandidateBlock):

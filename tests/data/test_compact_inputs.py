@@ -77,6 +77,19 @@ def test_recdiv_eval_of_accuracy_measures_imports_no_pandas_scipy_or_numba(tmp_p
     assert "0.500000" in out.stdout
 
 
+def test_recdiv_rerank_imports_no_pandas(tmp_path):
+    """`recdiv rerank` reads, reranks and writes without pandas (the writers build pyarrow arrays from buffers:
+    pa.array would import it)."""
+    (tmp_path / "r").write_text("u1 Q0 a 1 0.5 t\nu1 Q0 b 2 0.4 t\nu2 Q0 b 1 0.5 t\n")
+    (tmp_path / "asp").write_text("a\tx\nb\ty\nb\tx\n")
+    code = ("import sys; from recdiv.cli import main; "
+            f"rc = main(['rerank', {str(tmp_path / 'r')!r}, '--method', 'MMR', '--aspects', {str(tmp_path / 'asp')!r}, "
+            f"'-k', '2', '-o', {str(tmp_path / 'out')!r}]); assert rc == 0; assert 'pandas' not in sys.modules")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "out").read_text() == "u1 Q0 a 1 2 MMR\nu1 Q0 b 2 1 MMR\nu2 Q0 b 1 2 MMR\n"
+
+
 def test_write_rankings_equals_frame_writer(tmp_path):
     scores = np.array([[0.1, 1 / 3, np.nan], [2.5, 1e-300, 7.0]])
     items = np.array([[2, 0, -1], [1, 2, 0]])

@@ -128,6 +128,20 @@ def test_strict_values(tmp_path, reader, text, line, problem):
     assert e.line == line and problem in e.problem, str(e)
 
 
+@pytest.mark.parametrize(("line", "bad", "problem"), [(1, "u0 Q0 i0 1.5 0.5 t", "rank must be an integer, got 1.5"),
+                                                     (70_001, "u7 Q0 i1 2 inf t", "score must be a finite number"),
+                                                     (119_999, "u9 Q0 i9 3 1 t\nu9 Q0 i8 9e17 1 t",
+                                                      "rank is too large an integer")])
+def test_bad_numbers_deep_in_a_large_file_name_their_line(tmp_path, line, bad, problem):
+    """Numbers are checked parser block by parser block (a 3 MB file has several): the error names the line."""
+    lines = [f"u{j // 1000} Q0 i{j % 1000} {j % 1000 + 1} 0.5 t" for j in range(120_000)]
+    lines[line - 1:line - 1 + bad.count("\n") + 1] = bad.split("\n")
+    p = tmp_path / "run"
+    p.write_text("\n".join(lines) + "\n")
+    e = _error(textio.read_trec_run, p)
+    assert e.line == line + bad.count("\n") and problem in e.problem, str(e)
+
+
 def test_negative_grades_are_read_and_kept(tmp_path):
     p = tmp_path / "q"
     p.write_text("u1 0 a -1\nu1 0 b 127\nu1 0 c -127\n")
@@ -317,6 +331,18 @@ def test_gzip_output(tmp_path):
     assert gzip.decompress((tmp_path / "run.gz").read_bytes()).decode() == RUN.replace(" 3 sys", " 3 sys")
     pd.testing.assert_frame_equal(_read(textio.read_trec_run, tmp_path / "run.gz"), _read(textio.read_trec_run,
                                                                                           tmp_path / "ds" / "run"))
+
+
+@pytest.mark.parametrize("values", [[3.0, 2.0, 1.0, 2.0], list(range(100, 0, -1)), [-0.0, 0.0, 1.0, -0.0],
+                                    [1e17, 1e17 + 16, 2.0**53, -(2.0**53) + 1], [0.1, 1 / 3, -2.5, 0.1, 1e-300],
+                                    [float("nan"), float("inf"), -float("inf"), 5.0, 5.0], [7.0]])
+def test_numbers_are_written_as_each_value_formats(values):
+    """The writers format each distinct number once (by its bits; whole ranges without a sort): every row gets the
+    text of its own value, '%.17g' or the short form (integers without a decimal point, else repr)."""
+    short = lambda x: str(int(x)) if np.isfinite(x) and x == np.round(x) else repr(x)  # noqa: E731
+    for style, fmt in (("17g", "%.17g".__mod__), ("short", short)):
+        labels, codes = textio._number_codes(np.array(values), style)
+        assert [labels[c] for c in codes] == [fmt(v) for v in values]
 
 
 # round trips ---------------------------------------------------------------------------------------------------

@@ -57,9 +57,10 @@ def test_fused_equals_template_and_reference(name, params, seed):
         assert fused.items[r][fused.items[r] >= 0].tolist() == cands.items[r][pos].tolist(), f"user row {r}"
 
 
-@pytest.mark.parametrize("lam", [0.3, 0.5])
-def test_fused_mmr_jaccard_equals_template(lam):
-    cands, ctx = tied_instance(4)
+@pytest.mark.parametrize("lam", [0.0, 0.3, 0.5, 1.0])
+@pytest.mark.parametrize("seed", [4, 5])
+def test_fused_mmr_jaccard_equals_template(lam, seed):
+    cands, ctx = tied_instance(seed)
     ctx.similarity = Jaccard(ctx.aspects)
     fused = make_reranker("MMR", **{"lambda": lam}).rerank(cands, 10, ctx)
     template = template_only(make_reranker("MMR", **{"lambda": lam})).rerank(cands, 10, ctx)
