@@ -210,8 +210,6 @@ class Registry(Generic[T]):
 
     def _load_plugins(self) -> None:
         """Register the components installed packages declare under the entry-point group (once)."""
-        from importlib.metadata import entry_points  # deferred: ~25 ms of start-up, and most commands never ask
-
         self._plugins_loaded = True
         for ep in entry_points(group=self.group):
             if normalise(ep.name) in self._keys:

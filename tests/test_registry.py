@@ -103,7 +103,7 @@ def test_entry_points(reg, monkeypatch):
     monkeypatch.setitem(sys.modules, "plugin_widgets", mod)
     eps = [EntryPoint("delta", "plugin_widgets:Delta", "recdiv.test-widgets"),
            EntryPoint("beta", "plugin_widgets:Delta", "recdiv.test-widgets")]  # a built-in name wins
-    monkeypatch.setattr("importlib.metadata.entry_points", lambda group: [e for e in eps if e.group == group])
+    monkeypatch.setattr("recdiv.registry.entry_points", lambda group: [e for e in eps if e.group == group])
     assert reg.get("Delta") is Delta
     assert reg.get("beta") is Beta
     assert reg.names() == ["Alpha-One", "beta", "delta"]
