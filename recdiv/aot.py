@@ -14,7 +14,7 @@ dispatcher, which numba compiles as always): one source, the same arithmetic, bi
   `_recdiv_aot.json` (sources hash, kernels, argument types) into `recdiv/__pycache__` (beside numba's cache,
   never committed);
 - use: `recdiv.jit.kernel(module, name)` calls the AOT kernel when `load()` finds the module built from the
-  current sources (hash of the kernel modules, this file, recdiv/jit.py, Python, NumPy and numba versions),
+  current sources (hash of the kernel modules, this file, recdiv/jit.py, Python, NumPy and numba versions, host CPU),
   the call is serial and every argument has the compiled type; otherwise (stale, missing, parallel or other
   types) the numba kernel runs: same results, only slower to start. `RECDIV_AOT=0` in the environment turns the
   AOT kernels off (the warm-up runs its workload so, to reach every numba kernel).
@@ -46,8 +46,9 @@ def directory() -> Path:
 
 
 def sources_hash(files: list[str]) -> str:
-    """sha256 of the kernel sources (paths relative to the package), this module, recdiv/jit.py and the Python,
-    NumPy and numba versions (numba's `_version.py`): any change makes a built module stale."""
+    """sha256 of the kernel sources (paths relative to the package), this module, recdiv/jit.py, the Python,
+    NumPy and numba versions (numba's `_version.py`) and the host CPU (`host_cpu`): any change makes a built
+    module stale."""
     from importlib.util import find_spec
 
     h = hashlib.sha256()
@@ -55,8 +56,23 @@ def sources_hash(files: list[str]) -> str:
         h.update(f.encode() + b"\0" + (PACKAGE / f).read_bytes() + b"\0")
     numba = find_spec("numba")  # its _version.py names the release (importlib.metadata costs ~25 ms of start-up)
     h.update(Path(numba.origin).with_name("_version.py").read_bytes() if numba is not None else b"no numba")
-    h.update(f"{sys.version}|{np.__version__}".encode())
+    h.update(f"{sys.version}|{np.__version__}|{host_cpu()}".encode())
     return h.hexdigest()
+
+
+def host_cpu() -> str:
+    """This CPU's model and instruction-set flags (Linux: the first processor of /proc/cpuinfo; elsewhere the
+    platform's names). The module is compiled for the host CPU, so a tree or venv copied to another machine must
+    not run it (an instruction that CPU lacks would kill the process): there the numba kernels run."""
+    import platform
+
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            first = fh.read(1 << 16).split("\n\n", 1)[0]
+    except OSError:
+        return f"{platform.machine()}|{platform.processor()}"
+    keep = ("model name", "flags", "Features", "CPU implementer", "CPU part")  # x86 and ARM spellings
+    return "|".join(line for line in first.splitlines() if line.split(":", 1)[0].strip() in keep)
 
 
 @dataclass(frozen=True)

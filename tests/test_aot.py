@@ -148,6 +148,17 @@ def test_stale_or_missing_build_falls_back_to_numba(built, tmp_path, monkeypatch
     assert aot.load(tmp_path / "nothing-built-here") is None
 
 
+def test_build_from_another_cpu_is_stale(built, monkeypatch):
+    """The module is compiled for the host CPU: copied to a machine with another CPU, the numba kernels run."""
+    monkeypatch.setattr(aot, "_loaded", {})
+    here = aot.host_cpu()
+    assert "flags" in here or "Features" in here or "|" in here  # the instruction sets are part of it
+    assert aot.load(built) is not None
+    monkeypatch.setattr(aot, "host_cpu", lambda: here.replace("avx", "no-avx") + "|another machine")
+    aot._loaded.clear()
+    assert aot.load(built) is None
+
+
 def test_other_argument_types_run_the_numba_kernel(use_build, monkeypatch):
     """The compiled code does not check its arguments: other dtypes, layouts or scalar kinds must not reach it."""
     monkeypatch.delenv("RECDIV_AOT", raising=False)
