@@ -25,6 +25,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("aspects", ("recdiv.aspects",)),
     ("models", ("recdiv.models",)),
     ("components", ("recdiv.algorithms", "recdiv.diversifiers", "recdiv.eval")),
+    ("interop", ("recdiv.ir_measures",)),  # other tools' interfaces to recdiv: import their host library when used
     ("experiment", ("recdiv.experiment",)),
     ("cli", ("recdiv.cli", "recdiv.__main__")),
 ]

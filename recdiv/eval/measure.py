@@ -140,6 +140,9 @@ class Measure:
     FAMILY: ClassVar[str] = "accuracy"
     NEEDS: ClassVar[tuple[str, ...]] = ()
     HIGHER_IS_BETTER: ClassVar[bool] = True
+    #: the system value pools every user's pairs (a ratio of sums: FCP, RMSE, MAE) instead of aggregating the
+    #: per-user values alone; tools that average per-query values (ir_measures) cannot reproduce it
+    POOLED: ClassVar[bool] = False
     #: "per-user", "system" or "pairwise" (set by the three base classes)
     KIND: ClassVar[str] = ""
 

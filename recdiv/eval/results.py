@@ -102,8 +102,9 @@ class Results:
     @classmethod
     def from_evaluation(cls, evaluation: Evaluation) -> Results:
         """The `Evaluation` (the one results type of `recdiv.eval.evaluate`) as a table statistics attach to:
-        its per-user values, the values of its system-level measures, and every measure's declared direction."""
-        system = [str(m) for m in evaluation.measures if m.KIND != "per-user"]
+        its per-user values (of a pairwise measure: each run's preferences over the evaluation's baseline), the
+        values of its system-level measures, and every measure's declared direction."""
+        system = [str(m) for m in evaluation.measures if m.KIND == "system"]
         sys_values = {r: {m: evaluation.values[r][m] for m in system} for r in evaluation.runs}
         return cls(evaluation.per_user, users=evaluation.users, system_values=sys_values if system else None,
                    directions={str(m): bool(m.HIGHER_IS_BETTER) for m in evaluation.measures})

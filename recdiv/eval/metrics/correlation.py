@@ -155,6 +155,7 @@ class FCP(_RankEffectiveness):
     """
 
     NAME = "FCP"
+    POOLED = True
     FORMULA = "Σ_u n_c(u) / Σ_u (n_c(u) + n_d(u)); per user n_c / (n_c + n_d)"
     CITATION = "Koren & Sill 2013 §5.2; Surprise accuracy.fcp"
 

@@ -26,6 +26,7 @@ def prediction_errors(view) -> tuple[np.ndarray, np.ndarray]:
 class _Error(PerUserMeasure):
     FAMILY = "rating"
     HIGHER_IS_BETTER = False
+    POOLED = True
     CUTOFF = "none"
     SECTION = ""
 
