@@ -26,6 +26,7 @@ FAMILIES = {
     "intent-aware": "Intent-aware and aspect-based (METRICS.md §C)",
     "unified": "Unified accuracy–diversity (METRICS.md §C.11)",
     "preference": "Preference-based (METRICS.md §D)",
+    "reranking": "Reranking: a list against its base list",
 }
 
 INTRO = """\

@@ -15,4 +15,5 @@ from recdiv.eval.metrics import intent_aware  # noqa: F401
 from recdiv.eval.metrics import intent_utility  # noqa: F401
 from recdiv.eval.metrics import unified  # noqa: F401
 from recdiv.eval.metrics import preference  # noqa: F401
+from recdiv.eval.metrics import reranking  # noqa: F401
 # isort: on
