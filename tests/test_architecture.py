@@ -39,7 +39,7 @@ EVAL_LAYERS: list[tuple[str, ...]] = [
     ("recdiv.eval.evaluate", "recdiv.eval.io", "recdiv.eval.plots", "recdiv.eval.comparison", "recdiv.eval.html",
      "recdiv.eval.groups"),
     ("recdiv.eval.meta",),
-    ("recdiv.eval.results", "recdiv.eval.reference"),
+    ("recdiv.eval.results", "recdiv.eval.reference", "recdiv.eval.report"),
 ]
 MAX_LINES = 600
 

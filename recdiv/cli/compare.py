@@ -78,6 +78,12 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--groups", metavar="SPEC", default=None,
                    help="also test inside user groups: profile-size[:q] or popularity[:q] (quantiles; need --train) "
                         "or a user<TAB>group file")
+    p.add_argument("--fold", nargs="+", action="append", metavar="FILE", default=None,
+                   help="QRELS RUN [RUN ...] of one fold of a k-fold evaluation (repeat per fold, same run names in "
+                        "every fold) instead of QRELS RUN...: per-user values pooled over (fold, user) pairs")
+    p.add_argument("--html", metavar="FILE", default=None,
+                   help="also write the results page: means with CIs, paired tests, trade-off, interval and "
+                        "distribution charts (self-contained, opens offline)")
     p.add_argument("-o", "--output", default=None, help="write the report to this file (atomically)")
     p.set_defaults(func=handler)
 
@@ -156,8 +162,10 @@ def handler(args: argparse.Namespace) -> int:
     measure_names = sort_measure_args(args, ("qrels", "runs"))
     if not measure_names:
         raise ConfigError("recdiv compare needs at least one measure: -m MEASURE")
-    if not args.qrels or not args.runs:
-        raise ConfigError("recdiv compare needs a qrels file and at least two run files")
+    if args.fold and (args.qrels or args.runs or args.subtopics):
+        raise ConfigError("give either QRELS RUN... or one --fold QRELS RUN... per fold, not both")
+    if not args.fold and (not args.qrels or not args.runs):
+        raise ConfigError("recdiv compare needs a qrels file and at least two run files (or --fold QRELS RUN...)")
     test = canonical_test(args.test or "t")
     if args.correction is None:
         args.correction = "none" if test in MULTI_SYSTEM_TESTS else "holm"
@@ -170,30 +178,45 @@ def handler(args: argparse.Namespace) -> int:
     if not 0 < args.alpha < 1:
         raise ConfigError("--alpha must be in (0, 1)")
     measures = [parse_measure(m) for m in measure_names]
-    if args.output:
-        check_output_file(args.output, "-o")
-    if args.subtopics:  # every positional argument is a run
-        args.qrels, args.runs = None, [args.qrels, *args.runs]
-    inputs = load_inputs(args.qrels, args.runs, subtopics=args.subtopics, train=args.train, aspects=args.aspects,
-                         previous=args.previous, threshold=args.rel_threshold, population=args.population,
-                         scale=args.rating_scale)
-    note = max_grade_note(measures, inputs, args.subtopics or args.qrels)
-    if note:
-        print(note, file=sys.stderr)
-    names = run_names(args.runs)
-    if len(names) < 2:
-        raise ConfigError("recdiv compare needs at least two runs")
-    baseline = baseline_name(args.baseline, list(args.runs), names)
-    runs = inputs.runs
     pref = [m for m in measures if isinstance(m, PairwiseMeasure)]
     plain = [m for m in measures if not isinstance(m, PairwiseMeasure)]
+    if args.fold and (pref or args.train or args.previous):
+        raise ConfigError("--fold takes per-user measures and --aspects; training data, base lists and preference "
+                          "measures differ per fold (run an experiment for those)")
+    for path, option in ((args.output, "-o"), (args.html, "--html")):
+        if path:
+            check_output_file(path, option)
+    if args.subtopics:  # every positional argument is a run
+        args.qrels, args.runs = None, [args.qrels, *args.runs]
+    folds = [(None, args.qrels, args.runs)] if not args.fold else \
+        [(f"fold{i}", f[0], f[1:]) for i, f in enumerate(args.fold, 1)]
+    loaded = []  # (fold, inputs, run names)
+    for fold, qrels, run_paths in folds:
+        if len(run_paths) < 2:
+            raise ConfigError(f"recdiv compare needs at least two runs{f' in {fold}' if fold else ''}")
+        _not_an_input(args.html, [qrels, *run_paths, args.train, args.aspects, args.previous, args.subtopics])
+        inputs = load_inputs(qrels, run_paths, subtopics=args.subtopics, train=args.train, aspects=args.aspects,
+                             previous=args.previous, threshold=args.rel_threshold, population=args.population,
+                             scale=args.rating_scale)
+        names = run_names(run_paths)
+        if loaded and names != loaded[0][2]:
+            raise ConfigError(f"{fold} has the runs {', '.join(names)}; fold1 has {', '.join(loaded[0][2])}: every "
+                              "fold needs the same run names (file stems)")
+        note = max_grade_note(measures, inputs, args.subtopics or qrels)
+        if note:
+            print(note, file=sys.stderr)
+        loaded.append((fold, inputs, names))
+    inputs, names = loaded[0][1], loaded[0][2]
+    baseline = baseline_name(args.baseline, list(folds[0][2]), names)
+    runs = inputs.runs
     reports: list[tuple[str, object]] = []  # (kind, payload) in measure order
     if plain:
         from recdiv.eval.stats.significance import BOOTSTRAP_SAMPLES, PERMUTATION_SAMPLES
         from recdiv.eval.stats.tukey import TUKEY_SAMPLES
         from recdiv.progress import Progress
 
-        res = Results.evaluate(runs, inputs.qrels, plain, inputs.context)
+        parts = {fold: Results.evaluate(inp.runs, inp.qrels, plain, inp.context) for fold, inp, _ in loaded}
+        res = Results.concat(parts) if args.fold else parts[None]
         samples = args.samples or {"permutation": PERMUTATION_SAMPLES, "bootstrap": BOOTSTRAP_SAMPLES,
                                    "tukey": TUKEY_SAMPLES}.get(test)
         bar = Progress(f"compare: {test} test", len(plain) * samples if samples else None,
@@ -208,7 +231,10 @@ def handler(args: argparse.Namespace) -> int:
 
         if not plain:
             raise ConfigError("--groups needs at least one per-user measure")
-        groups = res.compare_groups(labels_for(args.groups, inputs.qrels, inputs.context), baseline=baseline,
+        import numpy as np
+
+        labels = np.concatenate([labels_for(args.groups, inp.qrels, inp.context) for _, inp, _ in loaded])
+        groups = res.compare_groups(labels, baseline=baseline,
                                     test=test, correction=correction, alpha=args.alpha, alternative=args.alternative,
                                     seed=args.seed, n_samples=args.samples, ci=args.ci, confidence=args.confidence)
     for m in measures:
@@ -220,7 +246,7 @@ def handler(args: argparse.Namespace) -> int:
                 d["groups"] = {g: {"n": next(iter(c.n[str(m)].values())), **c.to_dict(str(m))}
                                for g, c in groups.items()}
             if args.per_user:
-                ids = [str(u) for u in res.users]
+                ids = [":".join(map(str, u)) if isinstance(u, tuple) else str(u) for u in res.users]
                 d["per_user"] = {s: dict(zip(ids, map(float, res.per_user(s, str(m))))) for s in res.systems}
             reports.append(("plain", d))
     if args.format == "json":
@@ -242,6 +268,35 @@ def handler(args: argparse.Namespace) -> int:
         text = "\n".join(parts)
     from recdiv.cli.output import emit
 
+    if args.html:
+        _write_page(args, res if plain else None, cmp if plain else None, groups,
+                    [_format_preferences(r, "table") for kind, r in reports if kind == "pref"], loaded)
     emit(text, args.output)
-    state("compare", inputs)  # after the output: a failed command prints only its one-line error
+    for fold, inp, _ in loaded:  # after the output: a failed command prints only its one-line error
+        state("compare" + (f" ({fold})" if fold else ""), inp)
     return 0
+
+
+def _not_an_input(output: str | None, inputs) -> None:
+    """ConfigError if the output file is one of the inputs (a command never overwrites what it reads)."""
+    from pathlib import Path
+
+    if output and any(p is not None and Path(p).resolve() == Path(output).resolve() for p in inputs):
+        raise ConfigError(f"--html {output}: is one of the input files")
+
+
+def _write_page(args, res, cmp, groups, preferences: list[str], loaded) -> None:
+    """The results page of `recdiv compare --html` (`recdiv.eval.report.comparison_page`)."""
+    from recdiv.data.textio import atomic_write
+    from recdiv.eval.report import comparison_page
+
+    n_runs = len(loaded[0][2])
+    what = f"{n_runs} runs" + (f" over {len(loaded)} folds (per-user values pooled over (fold, user) pairs)"
+                               if args.fold else "")
+    ctx = loaded[0][1].context
+    description = (f"{what}; relevant ⇔ grade ≥ {ctx.threshold:g}; users: {ctx.population} population; "
+                   f"seed {args.seed}.")
+    text = comparison_page(res, cmp, title="recdiv compare", description=description, groups=groups,
+                           preferences=preferences)
+    with atomic_write(args.html) as f:
+        f.write(text)

@@ -183,6 +183,30 @@ def means_chart(cmp: Comparison, measure: str, systems: Sequence[str] | None = N
                  horizontal=True, height=height)
 
 
+def distribution_chart(values: Mapping[str, np.ndarray], measure: str, higher_is_better: bool = True, *,
+                       points: int = 101, title: str | None = None) -> Chart:
+    """Empirical CDF of the per-user values of `measure`, one step line per system: the share of users whose value
+    is at most x. At most `points` steps per line (at the quantiles 0, 1/(points − 1), …, 1; inverted-CDF, so every
+    step is at a value some user has)."""
+    series = []
+    for s, v in values.items():
+        v = np.asarray(v, dtype=np.float64)
+        v = v[~np.isnan(v)]
+        if not len(v):
+            continue
+        q = np.linspace(0.0, 1.0, min(points, len(v) + 1))
+        x = np.unique(np.quantile(v, q, method="inverted_cdf"))
+        share = np.searchsorted(np.sort(v), x, side="right") / len(v)
+        below = np.concatenate([[0.0], share[:-1]])  # a step at each value: (x, share below), (x, share at)
+        hover = [f"{s}: {f:.0%} of {len(v)} users ≤ {x_:.4f}" for x_, f in zip(x, share)]
+        series.append(Series(str(s), np.repeat(x, 2), np.column_stack([below, share]).ravel(), mode="lines",
+                             hover=[h for h in hover for _ in (0, 1)]))
+    arrow = "higher is better" if higher_is_better else "lower is better"
+    height = 400 + 21 * math.ceil(len(series) / 2)
+    return Chart(title if title is not None else f"{measure}: per-user values", f"{measure} ({arrow})",
+                 "share of users ≤ value", series, y_range=(0.0, 1.02), height=height)
+
+
 def close(fig: Figure) -> None:
     """Release a figure (figures made here are not registered with pyplot; closing one that is does no harm)."""
     import matplotlib.pyplot as plt

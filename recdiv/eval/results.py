@@ -109,6 +109,98 @@ class Results:
         return cls(evaluation.per_user, users=evaluation.users, system_values=sys_values if system else None,
                    directions={str(m): bool(m.HIGHER_IS_BETTER) for m in evaluation.measures})
 
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, *, system: str = "system", user: str = "user",
+                   measure: str = "measure", value: str = "value",
+                   directions: Mapping[str, bool] | None = None) -> Results:
+        """Per-user values made by any tool, as `Results`: a long frame (columns system, measure, user, value: the
+        layout of `to_frame`) or a wide one (system, user and one column per measure: LensKit's
+        `MeasurementCollector.list_metrics()` frames with a system column added, per-user exports of RecBole or
+        Elliot). The user may be the index. Users are paired by id and put in recdiv's order (sorted ids); a system
+        without a value for a user another system has is a ConfigError naming both."""
+        from recdiv.data.vocab import Vocab
+
+        if user not in frame.columns and user in (frame.index.names or ()):
+            frame = frame.reset_index()
+        missing = [c for c in (system, user) if c not in frame.columns]
+        if missing:
+            raise ConfigError(f"the per-user frame has no column {missing[0]!r} (columns: "
+                              f"{', '.join(map(str, frame.columns))})")
+        if measure in frame.columns and value in frame.columns:
+            long = frame[[system, user, measure, value]]
+        else:
+            cols = [c for c in frame.columns if c not in (system, user)]
+            if not cols:
+                raise ConfigError(f"the per-user frame has no measure columns besides {system!r} and {user!r}")
+            long = frame.melt(id_vars=[system, user], value_vars=cols, var_name=measure, value_name=value)
+        systems = list(dict.fromkeys(long[system].astype(str)))
+        measures = list(dict.fromkeys(long[measure].astype(str)))
+        users = Vocab.from_values(long[user].to_numpy()).ids
+        values: dict[str, dict[str, np.ndarray]] = {s: {} for s in systems}
+        for (m, s), part in long.groupby([long[measure].astype(str), long[system].astype(str)], sort=False):
+            if part[user].duplicated().any():
+                raise ConfigError(f"{s!r} / {m!r}: user {part[user][part[user].duplicated()].iloc[0]!r} has "
+                                  "several values")
+            v = pd.Series(part[value].to_numpy(np.float64), index=part[user].to_numpy()).reindex(users)
+            if v.isna().any() and not part[value].isna().any():
+                other = next(o for o in systems if o != s) if len(systems) > 1 else s
+                raise ConfigError(f"measure {m!r}: system {s!r} has no value for user {v.index[v.isna()][0]!r}, "
+                                  f"which another system ({other!r}) has; paired tests need the same users")
+            values[s][m] = v.to_numpy()
+        for s in systems:
+            absent = [m for m in measures if m not in values[s]]
+            if absent:
+                raise ConfigError(f"system {s!r} has no values for measure {absent[0]!r}")
+        return cls(values, users=users, directions=directions)
+
+    @classmethod
+    def concat(cls, parts: Mapping[str, Results]) -> Results:
+        """Results of disjoint parts pooled — the folds of a k-fold evaluation (one run per fold per system), as an
+        experiment pools its splits: per-user values paired on (part, user), so a mean is over all (part, user)
+        pairs and a test compares the same pairs of two systems; a system-level measure keeps one value per part
+        (its mean is the mean over the parts). Every part needs the same systems and measures."""
+        if not parts:
+            raise ConfigError("Results.concat needs at least one part")
+        first_name, first = next(iter(parts.items()))
+        for name, r in parts.items():
+            if r.systems != first.systems or r.measures != first.measures:
+                what = "systems" if r.systems != first.systems else "measures"
+                raise ConfigError(f"part {name!r} has other {what} than part {first_name!r}: "
+                                  f"{', '.join(getattr(r, what))} vs {', '.join(getattr(first, what))}")
+        values = {s: {m: np.concatenate([r.per_user(s, m) for r in parts.values()]) for m in first.per_user_measures}
+                  for s in first.systems}
+        system = {s: {m: np.concatenate([r._system[s][m] for r in parts.values()]) for m in first.system_measures}
+                  for s in first.systems} if first.system_measures else None
+        pairs = [(name, u) for name, r in parts.items() for u in r._user_ids()]
+        users = np.empty(len(pairs), dtype=object)
+        users[:] = pairs
+        return cls(values, users=users if first.per_user_measures else None, system_values=system,
+                   directions={m: first.higher_is_better(m) for m in first.measures})
+
+    def report(self, path=None, *, title: str = "recdiv comparison", description: str = "",
+               tradeoffs: Sequence[tuple[str, str]] | None = None, **compare_options) -> str:
+        """The results page of `self.compare(**compare_options)`: means with confidence intervals, the paired tests
+        with correction and effect sizes, trade-off and interval charts and the per-user distributions, in one
+        self-contained HTML page (`recdiv.eval.report`; the page of `recdiv compare --html`). Written atomically to
+        `path` when given; returns the HTML."""
+        from recdiv.eval.report import comparison_page
+
+        text = comparison_page(self, self.compare(**compare_options), title=title, description=description,
+                               tradeoffs=tradeoffs)
+        if path is not None:
+            from recdiv.data.textio import atomic_write
+
+            with atomic_write(path) as f:
+                f.write(text)
+        return text
+
+    def _user_ids(self) -> np.ndarray:
+        """The user ids, or positions when none were given."""
+        if self.users is not None:
+            return self.users
+        return np.arange(len(self.per_user(self.systems[0], self.per_user_measures[0])) if self.per_user_measures
+                         else 0)
+
     def _check_users(self, users) -> np.ndarray | None:
         if users is None:
             return None

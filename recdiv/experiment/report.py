@@ -41,6 +41,9 @@ from recdiv.experiment.config import ExperimentConfig
 from recdiv.experiment.folder import read_manifest, read_results, update_manifest
 from recdiv.experiment.stamps import report_key, report_record, report_up_to_date
 
+TRADEOFF_NOTE = ("Each line is one diversifier over its parameter grid; stars are the undiversified lists. Hover for "
+                 "exact values and confidence intervals; click a legend entry to hide or show it; drag to zoom, "
+                 "double-click to reset.")
 SUMMARY_COLUMNS = ["dataset", "system", "measure", "mean", "ci_low", "ci_high", "n", "baseline", "p_value",
                    "p_adjusted", "effect_size", "marker", "difference", "diff_ci_low", "diff_ci_high"]
 
@@ -184,23 +187,13 @@ def to_latex(config: ExperimentConfig, comparisons: dict[str, Any], digits: int 
 
 
 # charts ---------------------------------------------------------------------------------------------------------
-def _measure_family(m: str) -> str:
-    try:
-        from recdiv.eval import parse_measure
-
-        return parse_measure(m).FAMILY
-    except Exception:  # a measure that no longer parses still gets a table row, just no default plot
-        return "unknown"
-
-
 def tradeoff_pairs(config: ExperimentConfig) -> list[tuple[str, str]]:
     """report.tradeoff, else (first accuracy measure, each non-accuracy measure), at most four plots."""
+    from recdiv.eval.report import default_tradeoffs
+
     if config.report.tradeoff:
         return [tuple(p) for p in config.report.tradeoff]
-    kinds = {m: _measure_family(m) for m in config.metrics.measures}
-    acc = [m for m, k in kinds.items() if k == "accuracy"]
-    other = [m for m, k in kinds.items() if k not in ("accuracy", "system", "unknown", "preference")]
-    return [(acc[0], m) for m in other[:4]] if acc else []
+    return default_tradeoffs(config.metrics.measures)
 
 
 def curves(systems: list[dict[str, Any]]) -> dict[str, list[tuple[str, str]]]:
@@ -243,21 +236,6 @@ def bar_systems(systems: list[dict[str, Any]]) -> list[str]:
             if all(v == middle[(s["diversifier"], k)] for k, v in s["grid"].items())]
 
 
-def dataset_charts(config: ExperimentConfig, systems: list[dict[str, Any]], cmp, dataset: str):
-    """(trade-off charts, means charts) of one dataset."""
-    from recdiv.eval.plots import means_chart, tradeoff_chart
-
-    trade = []
-    undiversified = [s["name"] for s in systems if s["diversifier"] is None]
-    for x, y in tradeoff_pairs(config):
-        if x in cmp.measures and y in cmp.measures:
-            trade.append(tradeoff_chart(cmp, x, y, curves(systems), undiversified,
-                                        title=f"{dataset}: {y} vs {x}"))
-    names = bar_systems(systems)
-    means = [means_chart(cmp, m, names) for m in cmp.measures]
-    return trade, means
-
-
 def _finite(x):
     """JSON-safe copy: NaN and infinities become null."""
     if isinstance(x, dict):
@@ -274,22 +252,6 @@ def _slug(*parts: str) -> str:
 
 
 # html -----------------------------------------------------------------------------------------------------------
-def _pairs_html(cmp) -> str:
-    e = html.escape
-    rows = []
-    for pc in cmp.pairs:
-        rows.append(f"<tr><td>{e(pc.a)}</td><td>{e(pc.b)}</td><td>{e(pc.measure)}</td>"
-                    f"<td class='num'>{pc.difference:+.4f}</td>"
-                    f"<td class='num'>[{pc.ci_low:+.4f}, {pc.ci_high:+.4f}]</td>"
-                    f"<td class='num'>{tables.fmt_p(pc.p_value)}</td><td class='num'>{tables.fmt_p(pc.p_adjusted)}"
-                    f"</td><td class='num'>{pc.effect_size:+.3f}</td><td>{'yes' if pc.significant else ''}</td></tr>")
-    head = "".join(f"<th>{h}</th>" for h in ("system", "baseline", "measure", "Δ mean", "CI of Δ", "p",
-                                             "adjusted p", "d_z", "significant"))
-    return (f"<details><summary>All {len(cmp.pairs)} tested pairs (difference, its confidence interval, p-values, "
-            f"effect size)</summary><div class='table-wrap'><table class='pairs'><thead><tr>{head}</tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table></div></details>")
-
-
 def _meta_section(page, config: ExperimentConfig, res, split_meta: dict, dataset: str) -> tuple[list, dict]:
     """The [meta] part of a dataset's section: dp/asl from the scores; robustness curves and perturbation
     experiments from meta.json (`recdiv.experiment.meta.split_analyses`)."""
@@ -421,6 +383,7 @@ def current_report(out: str | Path) -> Report | None:
 def _build_report(out: Path, loaded) -> Report:
     from recdiv.eval.charts import save, to_matplotlib
     from recdiv.eval.html import Page
+    from recdiv.eval.report import comparison_section
 
     config, systems, scores, system_scores = loaded
     results: dict[str, Any] = {}
@@ -450,19 +413,10 @@ def _build_report(out: Path, loaded) -> Report:
     for d, cmp in comparisons.items():
         splits = next(x.splits for x in config.datasets if x.key == d)
         page.heading(d).note(f"splits: {', '.join(splits)}")
-        page.add(tables.to_html(cmp.means_table(4, lead="baseline", note=_note(config))))
-        if cmp.pairs:
-            page.add(_pairs_html(cmp))
-        trade, means = dataset_charts(config, systems, cmp, d)
-        if trade:
-            page.heading("Accuracy–diversity trade-off", 3)
-            page.note("Each line is one diversifier over its parameter grid; stars are the undiversified lists. "
-                      "Hover for exact values and confidence intervals; click a legend entry to hide or show it; drag "
-                      "to zoom, double-click to reset.")
-            page.charts(trade, "tradeoff")
-        if means:
-            page.heading(f"Means with {round(config.report.confidence * 100)}% confidence intervals", 3)
-            page.charts(means, "means")
+        trade, means = comparison_section(
+            page, cmp, results[d], note=_note(config), lead="baseline", tradeoffs=tradeoff_pairs(config),
+            curves=curves(systems), points=[s["name"] for s in systems if s["diversifier"] is None],
+            systems=bar_systems(systems), title=f"{d}: ", tradeoff_note=TRADEOFF_NOTE)
         group_rows.extend(_group_part(page, config, out, d, results[d], systems))
         meta_charts, meta_summary[d] = ([], {}) if config.meta is None else _meta_section(
             page, config, results[d], split_meta.get(d, {}), d)
