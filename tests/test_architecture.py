@@ -25,7 +25,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("aspects", ("recdiv.aspects",)),
     ("models", ("recdiv.models",)),
     ("components", ("recdiv.algorithms", "recdiv.diversifiers", "recdiv.eval")),
-    ("interop", ("recdiv.ir_measures",)),  # other tools' interfaces to recdiv: import their host library when used
+    # other tools' interfaces to recdiv: each imports its host library, nothing in recdiv imports them
+    ("interop", ("recdiv.ir_measures", "recdiv.lenskit")),
     ("experiment", ("recdiv.experiment",)),
     ("cli", ("recdiv.cli", "recdiv.__main__")),
 ]

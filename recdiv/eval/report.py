@@ -66,12 +66,12 @@ def comparison_section(page: Page, cmp: Comparison, res: Results | None = None, 
                        lead: str = "letter", tradeoffs: Sequence[tuple[str, str]] | None = None,
                        curves: Mapping[str, Sequence[tuple[str, str]]] | None = None,
                        points: Sequence[str] | None = None, systems: Sequence[str] | None = None,
-                       title: str = "", tradeoff_note: str = TRADEOFF_NOTE) -> tuple[list[Chart], list[Chart]]:
+                       title: str = "", tradeoff_note: str = TRADEOFF_NOTE) -> list[Chart]:
     """Append one comparison to `page`: the means table (`note` under it, default the comparison's own), the tested
     pairs, the trade-off charts (`tradeoffs`, default `default_tradeoffs`; `curves` and `points` as
     `recdiv.eval.plots.tradeoff_chart`, default every system a point), the means with their intervals and, given the
     `Results`, the per-user distributions. `systems`: those drawn in the means and distribution charts (default all);
-    `title` prefixes the chart titles. Returns (trade-off charts, means charts)."""
+    `title` prefixes the chart titles. Returns the charts drawn, in page order."""
     from recdiv.eval.plots import distribution_chart, means_chart, tradeoff_chart
 
     page.add(tables.to_html(cmp.means_table(4, lead=lead, note=note)))
@@ -87,6 +87,7 @@ def comparison_section(page: Page, cmp: Comparison, res: Results | None = None, 
     means = [means_chart(cmp, m, systems) for m in cmp.measures]
     if means:
         page.heading(f"Means with {round(cmp.confidence * 100)}% confidence intervals", 3).charts(means, "means")
+    dists = []
     if res is not None:
         shown = [s for s in (systems or res.systems) if s in res.systems]
         dists = [distribution_chart({s: res.per_user(s, m) for s in shown}, m, res.higher_is_better(m),
@@ -97,7 +98,7 @@ def comparison_section(page: Page, cmp: Comparison, res: Results | None = None, 
             page.note("Empirical distribution of the per-user values of each system: the share of users at or below "
                       "each value (a curve further right is better when higher is better). Hover for the quantiles.")
             page.charts(dists, "distributions")
-    return trade, means
+    return trade + means + dists
 
 
 def comparison_page(res: Results | None, cmp: Comparison | None, *, title: str = "recdiv comparison",

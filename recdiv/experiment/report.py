@@ -15,7 +15,7 @@ its baseline, with confidence intervals), and the tables, markers and charts are
 - ``report.html``: one self-contained page (works offline; interactive plotly.js charts embedded): the tables
   with confidence intervals and p-values, the accuracy–diversity trade-off curves over each diversifier's
   parameter grid, and the means of every measure with confidence intervals;
-- ``plots/*.svg``: the same charts as vector files (matplotlib).
+- ``plots/*.svg``: the same charts as vector files (matplotlib): trade-off, means and per-user distributions.
 
 Statistics pool folds: the per-user values of all splits of a dataset are paired on (split, user), so a mean is
 the mean over all (split, user) pairs and a test compares the same (split, user) pairs of two systems.
@@ -413,14 +413,14 @@ def _build_report(out: Path, loaded) -> Report:
     for d, cmp in comparisons.items():
         splits = next(x.splits for x in config.datasets if x.key == d)
         page.heading(d).note(f"splits: {', '.join(splits)}")
-        trade, means = comparison_section(
+        charts = comparison_section(
             page, cmp, results[d], note=_note(config), lead="baseline", tradeoffs=tradeoff_pairs(config),
             curves=curves(systems), points=[s["name"] for s in systems if s["diversifier"] is None],
             systems=bar_systems(systems), title=f"{d}: ", tradeoff_note=TRADEOFF_NOTE)
         group_rows.extend(_group_part(page, config, out, d, results[d], systems))
         meta_charts, meta_summary[d] = ([], {}) if config.meta is None else _meta_section(
             page, config, results[d], split_meta.get(d, {}), d)
-        for chart in trade + means + meta_charts:
+        for chart in charts + meta_charts:
             path = out / "plots" / f"{_slug(d, chart.title)}.svg"
             save(to_matplotlib(chart), path)
             rep.files.append(path)

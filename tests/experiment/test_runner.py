@@ -152,8 +152,9 @@ def test_report_is_rebuilt_from_scores(first, tmp_path, capsys):
     page = (copy / "report.html").read_text("utf-8")
     charts = re.findall(r"<div class='chart' id='(chart\d+)' role='img' aria-label='([^']*)'", page)
     svgs = sorted((copy / "plots").glob("*.svg"))
-    # trade-off charts (P@5 against ILD@5, alpha-nDCG@5, EPC@5) and one means chart per measure (6)
-    assert len(charts) == len(svgs) == 3 + 6
+    # trade-off charts (P@5 against ILD@5, alpha-nDCG@5, EPC@5), one means chart per measure (6) and one
+    # distribution of the per-user values per per-user measure (5: AggregateDiversity is system-level)
+    assert len(charts) == len(svgs) == 3 + 6 + 5
     assert "synthetic:tiny: ILD@5 vs P@5" in [label for _, label in charts]
     assert all(p.read_bytes().lstrip().startswith(b"<?xml") for p in svgs)
     assert "<table class='means'>" in page and "SVD+IASelect[genres]" in page
