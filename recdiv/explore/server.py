@@ -11,11 +11,13 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recdiv.errors import ConfigError
-from recdiv.explore.catalog import Catalog, DatasetChoice, dataset_choice, find_datasets
-from recdiv.explore.state import Diversifier, State
+
+if TYPE_CHECKING:  # imported where used: `recdiv explore --help` imports neither pydantic nor the registries
+    from recdiv.explore.catalog import Catalog, DatasetChoice
+    from recdiv.explore.state import State
 
 DEFAULT_PORT = 8765
 DEFAULT_RECOMMENDER = "user-knn"
@@ -32,6 +34,8 @@ def plan(target: str | None, *, split: str | None = None, data_dir: str | None =
     """The catalog and the first state of an explorer started on `target`: a dataset name or folder (also a
     `recdiv data export` folder), an experiment TOML file, an experiment's output folder, or None (every dataset
     of the data folders)."""
+    from recdiv.explore.catalog import Catalog, dataset_choice, find_datasets
+
     datasets = find_datasets(data_dir)
     experiment = _experiment(target) if target is not None else None
     if experiment is not None:
@@ -54,6 +58,7 @@ def _preferred(datasets: dict[str, DatasetChoice]) -> DatasetChoice:
 def _defaults(catalog: Catalog, choice: DatasetChoice, split: str | None, **over: Any) -> State:
     from recdiv.data.load import load_dataset
     from recdiv.explore.catalog import split_choices
+    from recdiv.explore.state import Diversifier, State
 
     dataset = load_dataset(choice.name, data_dir=choice.data_dir, **choice.options)
     splits = split_choices(dataset)
@@ -86,6 +91,8 @@ def _experiment(target: str) -> Any:
 def _from_experiment(config, datasets: dict[str, DatasetChoice], split: str | None, plugins) -> tuple[Catalog, State]:
     """An explorer over an experiment's first dataset, recommender and (up to) two diversifiers, with its
     measures, threshold, statistics, candidates and seed; its plugins (module:Class) are allowed."""
+    from recdiv.explore.catalog import Catalog, DatasetChoice
+    from recdiv.explore.state import Diversifier
     d = config.datasets[0]
     own = {x.key: DatasetChoice(x.key, x.name, x.data_dir, dict(x.options)) for x in config.datasets}
     names = [r.name for r in config.recommenders] + [x.name for x in config.diversifiers]
