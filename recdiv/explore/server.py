@@ -183,7 +183,6 @@ def serve(catalog: Catalog, defaults: State, *, host: str = "127.0.0.1", port: i
     url = f"http://{shown}:{port}/?{query}"
     warm = threading.Thread(target=_warm, args=(app, defaults), daemon=True, name="recdiv-explore-warm")
     if background:
-        server.config.setup_event_loop()
         thread = threading.Thread(target=server.run, daemon=True, name="recdiv-explore")
         thread.start()
         _wait_started(server)
