@@ -25,10 +25,11 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("aspects", ("recdiv.aspects",)),
     ("models", ("recdiv.models",)),
     ("components", ("recdiv.algorithms", "recdiv.diversifiers", "recdiv.eval")),
+    ("testing", ("recdiv.testing",)),  # the kit for component authors: built on the components
     # other tools' interfaces to recdiv: each imports its host library, nothing in recdiv imports them
     ("interop", ("recdiv.ir_measures", "recdiv.lenskit")),
     ("experiment", ("recdiv.experiment",)),
-    ("cli", ("recdiv.cli", "recdiv.__main__")),
+    ("front ends", ("recdiv.cli", "recdiv.__main__", "recdiv.explore")),  # the command line and the explorer
 ]
 #: the components: siblings in one layer that must not import each other
 COMPONENTS = ("recdiv.algorithms", "recdiv.diversifiers", "recdiv.eval")
@@ -38,9 +39,9 @@ EVAL_LAYERS: list[tuple[str, ...]] = [
     ("recdiv.eval.metrics",),
     ("recdiv.eval.catalog", "recdiv.eval.stats", "recdiv.eval.tables", "recdiv.eval.charts"),
     ("recdiv.eval.evaluate", "recdiv.eval.io", "recdiv.eval.plots", "recdiv.eval.comparison", "recdiv.eval.html",
-     "recdiv.eval.groups"),
+     "recdiv.eval.groups", "recdiv.eval.report"),
     ("recdiv.eval.meta",),
-    ("recdiv.eval.results", "recdiv.eval.reference", "recdiv.eval.report"),
+    ("recdiv.eval.results", "recdiv.eval.reference"),
 ]
 MAX_LINES = 600
 

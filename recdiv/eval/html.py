@@ -99,3 +99,4 @@ class Page:
                 f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
                 f"<title>{html.escape(self.title)}</title><style>{CSS}</style>{script}</head><body>"
                 + "".join(self.parts) + "</body></html>\n")
+

@@ -1,5 +1,5 @@
 """The results page: one comparison of systems as a self-contained HTML page — the page of `recdiv compare --html`,
-of `Results.report`, and each dataset's section of an experiment's report.html (`recdiv.experiment.report`).
+of `Comparison.to_report`, and each dataset's section of an experiment's report.html (`recdiv.experiment.report`).
 
 A section holds the systems × measures table (means with confidence intervals, markers of the paired tests, p-values
 on demand), every tested pair (difference and its interval, p-value, adjusted p-value, effect size d_z), the
@@ -20,7 +20,6 @@ from recdiv.eval.html import Page
 if TYPE_CHECKING:
     from recdiv.eval.charts import Chart
     from recdiv.eval.comparison import Comparison
-    from recdiv.eval.results import Results
 
 __all__ = ["comparison_page", "comparison_section", "default_tradeoffs", "pairs_html"]
 
@@ -62,16 +61,17 @@ def pairs_html(cmp: Comparison) -> str:
             f"<tbody>{''.join(rows)}</tbody></table></div></details>")
 
 
-def comparison_section(page: Page, cmp: Comparison, res: Results | None = None, *, note: str | None = None,
+def comparison_section(page: Page, cmp: Comparison, res=None, *, note: str | None = None,
                        lead: str = "letter", tradeoffs: Sequence[tuple[str, str]] | None = None,
                        curves: Mapping[str, Sequence[tuple[str, str]]] | None = None,
                        points: Sequence[str] | None = None, systems: Sequence[str] | None = None,
                        title: str = "", tradeoff_note: str = TRADEOFF_NOTE) -> list[Chart]:
     """Append one comparison to `page`: the means table (`note` under it, default the comparison's own), the tested
     pairs, the trade-off charts (`tradeoffs`, default `default_tradeoffs`; `curves` and `points` as
-    `recdiv.eval.plots.tradeoff_chart`, default every system a point), the means with their intervals and, given the
-    `Results`, the per-user distributions. `systems`: those drawn in the means and distribution charts (default all);
-    `title` prefixes the chart titles. Returns the charts drawn, in page order."""
+    `recdiv.eval.plots.tradeoff_chart`, default every system a point), the means with their intervals and, given
+    the `recdiv.eval.results.Results` compared (`res`), the per-user distributions. `systems`: those drawn in the
+    means and distribution charts (default all); `title` prefixes the chart titles. Returns the charts drawn, in
+    page order."""
     from recdiv.eval.plots import distribution_chart, means_chart, tradeoff_chart
 
     page.add(tables.to_html(cmp.means_table(4, lead=lead, note=note)))
@@ -101,13 +101,13 @@ def comparison_section(page: Page, cmp: Comparison, res: Results | None = None, 
     return trade + means + dists
 
 
-def comparison_page(res: Results | None, cmp: Comparison | None, *, title: str = "recdiv comparison",
+def comparison_page(res, cmp: Comparison | None, *, title: str = "recdiv comparison",
                     description: str = "", tradeoffs: Sequence[tuple[str, str]] | None = None,
                     groups: Mapping[str, Comparison] | None = None, preferences: Sequence[str] = ()) -> str:
-    """The whole self-contained page of one comparison (`recdiv compare --html`, `Results.report`): the section of
+    """The whole self-contained page of one comparison (`recdiv compare --html`, `Comparison.to_report`): the section of
     `comparison_section`, then the comparisons inside user groups (collapsed) and the per-user preference tables
     (text) of pairwise measures, when given."""
-    page = Page(f"{title} — recdiv report").heading(title, 1)
+    page = Page(title).heading(title, 1)
     if description:
         page.note(description)
     if cmp is not None:

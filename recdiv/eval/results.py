@@ -30,11 +30,13 @@ from recdiv.eval.meta.discriminative import discriminative_power
 from recdiv.eval.plots import plot_tradeoff
 from recdiv.eval.stats.corrections import adjust, canonical_correction
 from recdiv.eval.stats.significance import (
+    BOOTSTRAP_SAMPLES,
     MULTI_SYSTEM_TESTS,
     Alternative,
     canonical_test,
     cohens_dz,
     confidence_interval,
+    resample_counts,
     system_pair_pvalues,
 )
 from recdiv.eval.stats.tukey import TUKEY_SAMPLES, tukey_hsd
@@ -176,23 +178,6 @@ class Results:
         users[:] = pairs
         return cls(values, users=users if first.per_user_measures else None, system_values=system,
                    directions={m: first.higher_is_better(m) for m in first.measures})
-
-    def report(self, path=None, *, title: str = "recdiv comparison", description: str = "",
-               tradeoffs: Sequence[tuple[str, str]] | None = None, **compare_options) -> str:
-        """The results page of `self.compare(**compare_options)`: means with confidence intervals, the paired tests
-        with correction and effect sizes, trade-off and interval charts and the per-user distributions, in one
-        self-contained HTML page (`recdiv.eval.report`; the page of `recdiv compare --html`). Written atomically to
-        `path` when given; returns the HTML."""
-        from recdiv.eval.report import comparison_page
-
-        text = comparison_page(self, self.compare(**compare_options), title=title, description=description,
-                               tradeoffs=tradeoffs)
-        if path is not None:
-            from recdiv.data.textio import atomic_write
-
-            with atomic_write(path) as f:
-                f.write(text)
-        return text
 
     def _user_ids(self) -> np.ndarray:
         """The user ids, or positions when none were given."""
@@ -349,6 +334,8 @@ class Results:
             if m in self.system_measures:
                 continue
             Y = self.matrix(m)
+            if ci == "bootstrap" and Y.shape[1] >= 2 and "counts" not in ci_opts:  # drawn once for the table
+                ci_opts["counts"] = resample_counts(ci_opts.get("n_samples", BOOTSTRAP_SAMPLES), Y.shape[1], seed)
             mean_ci[m] = {s: _interval(Y[i], None, ci_opts) for i, s in enumerate(self.systems)}
             if not pairs:
                 continue
@@ -370,7 +357,8 @@ class Results:
                           baselines=many, mean_ci=mean_ci, ci_method=ci, confidence=confidence,
                           higher_is_better={m: self.higher_is_better(m) for m in measures},
                           integer={m: self.is_count(m) for m in measures},
-                          n={m: {s: self.count(s, m) for s in self.systems if self.has(s, m)} for m in measures})
+                          n={m: {s: self.count(s, m) for s in self.systems if self.has(s, m)} for m in measures},
+                          results=self)
 
     def _pairs(self, baseline) -> list[tuple[str, str]]:
         if baseline is None:

@@ -1,4 +1,4 @@
-"""One results page for any runs: `recdiv compare --html` and `Results.report` write the page an experiment's
+"""One results page for any runs: `recdiv compare --html` and `Comparison.to_report` write the page an experiment's
 report.html shows per dataset (`recdiv.eval.report`); k-fold runs compared with `--fold` (ranx #60). The page is
 checked in headless Chromium as the experiment report is (tests/browser.py)."""
 
@@ -55,13 +55,11 @@ def test_compare_html_page(tmp_path, capsys):
     assert "Per-user preferences" in html and "lexirecall@10" in html
 
 
-def test_results_report_is_the_same_page(tmp_path):
+def test_to_report_is_the_same_page(tmp_path):
     paths, runs = _case(tmp_path)
     ev = evaluate_files(paths["qrels"], runs, MEASURES, aspects=paths["aspects"], threshold=1.0)
     res = Results.from_evaluation(ev)
-    out = tmp_path / "report.html"
-    text = res.report(out, title="three runs", baseline="base", test="t", correction="holm")
-    assert out.read_text(encoding="utf-8") == text
+    text = res.compare(baseline="base", test="t", correction="holm").to_report("three runs")
     assert _charts(text) == 1 + 4 + 3 and "<h1>three runs</h1>" in text
     for s in res.systems:
         for m in ("nDCG@10", "ILD@10"):
