@@ -5,11 +5,11 @@
                                             [--strict] [--lines N]
     python bench/golden.py commands          # print the command lines a run executes
 
-`run` executes ~110 commands of the `recdiv` executable given (the venv of the tree under test) with the working
+`run` executes 113 commands of the `recdiv` executable given (the venv of the tree under test) with the working
 folder in a fresh temporary folder and absolute input paths: `data export` of ML-100K u1, the embedded synthetic
 dataset and HetRec Last.fm 2K (data from --data, default $RECDIV_DATA or the first `shared/data` above this file or
 the executable), `data info`, every baseline recommender, every reranker over genres/tags and over latent factors,
-`eval` (~120 measures of every family, per-user values, trec_eval -q text, `--subtopics`, `--predictions`, groups),
+`eval` (117 measures of every family, per-user values, trec_eval -q text, `--subtopics`, `--predictions`, groups),
 `compare` in every format with every test and correction, `meta`, `axioms`, help texts, a few error cases, and the
 demo experiment (`recdiv run examples/demo.toml`, its `--resume` and `recdiv report`). Every file the commands write
 and every stdout that is an output is stored under OUT; every command's line, exit code, stdout and stderr under
@@ -36,11 +36,14 @@ import json
 import math
 import os
 import re
+import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -424,7 +427,7 @@ def run(args: argparse.Namespace) -> int:
     norm = Normaliser(WORK=work, DATA=data, TREE=tree)
     env = {**os.environ, "RECDIV_DATA": str(data), "COLUMNS": "100", "PYTHONIOENCODING": "utf-8"}
     (stage / "log").mkdir()
-    t0, surprises = time.perf_counter(), []
+    t0, surprises, load = time.perf_counter(), [], f"{os.getloadavg()[0]:.1f}"
     for step in steps():
         t = time.perf_counter()
         if step.action is not None:
@@ -458,7 +461,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         shutil.rmtree(work)
     files = sum(1 for p in out.rglob("*") if p.is_file())
-    print(f"golden: {len(steps())} commands, {files} files in {out}, {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(f"golden: {len(steps())} commands, {files} files in {out}; wall {time.perf_counter() - t0:.0f} s, CPU "
+          f"{cpu.ru_utime + cpu.ru_stime:.0f} s, load average {load} before, {os.getloadavg()[0]:.1f} after",
+          file=sys.stderr)
     for s in surprises:
         print(f"golden: unexpected exit code: {s}", file=sys.stderr)
     return 0
@@ -542,36 +548,55 @@ class Tally:
             self.largest = max(self.largest, d)
 
     def __str__(self) -> str:
-        s = f"{self.values} values differ"
+        s = f"{self.values} value{'s differ' if self.values != 1 else ' differs'}"
         return s + (f" ({self.numeric} numeric, largest |Δ| {self.largest:.3g})" if self.numeric else "")
 
 
 TOKEN = re.compile(r"[\t ,|&]+")
 
 
-def compare_text(a: str, b: str, drop: list[re.Pattern], lines: int, name: str) -> list[str] | None:
+def _only(lines: list[str], other: list[str]) -> list[str]:
+    """The lines of `lines` not matched by an equal line of `other` (multiset difference), in file order."""
+    extra = Counter(lines) - Counter(other)
+    out = []
+    for line in lines:
+        if extra[line] > 0:
+            extra[line] -= 1
+            out.append(line)
+    return out
+
+
+def compare_text(a: str, b: str, drop: list[re.Pattern], lines: int) -> list[str] | None:
+    """None if equal (after --ignore-line), else a summary line and the first `lines` lines of a diff. Equal line
+    counts: line i against line i. Otherwise a diff (difflib up to 5,000 lines; beyond, the lines of each side that
+    the other does not hold, paired in order, so that no file makes it slow)."""
     la = [s for s in a.splitlines() if not any(r.search(s) for r in drop)]
     lb = [s for s in b.splitlines() if not any(r.search(s) for r in drop)]
     if la == lb:
         return None
-    tally, changed = Tally(), 0
-    matcher = difflib.SequenceMatcher(None, la, lb, autojunk=False) if len(la) != len(lb) else None
-    blocks = matcher.get_opcodes() if matcher else [("replace", 0, len(la), 0, len(lb))]
-    for op, i1, i2, j1, j2 in blocks:
-        if op == "equal":
-            continue
-        for x, y in zip(la[i1:i2], lb[j1:j2]):
-            if x != y:
-                changed += 1
-                ta, tb = TOKEN.split(x), TOKEN.split(y)
-                for u, v in zip(ta, tb):
-                    if u != v:
-                        tally.add(u, v)
-                tally.values += abs(len(ta) - len(tb))
-        changed += abs((i2 - i1) - (j2 - j1))
-    head = [f"{changed} of {len(la)} lines differ; {tally}"]
-    diff = difflib.unified_diff(la, lb, f"BASE/{name}", f"NEW/{name}", n=0, lineterm="")
-    return head + [f"    {d[:200]}" for _, d in zip(range(lines), diff)]
+    if len(la) == len(lb):
+        pairs = [(i, x, y) for i, (x, y) in enumerate(zip(la, lb)) if x != y]
+        shown = [d for i, x, y in pairs[:lines] for d in (f"@@ line {i + 1}", f"-{x}", f"+{y}")]
+    elif max(len(la), len(lb)) <= 5000:
+        ops = difflib.SequenceMatcher(None, la, lb).get_opcodes()
+        pairs = [(i, x, y) for op, i1, i2, j1, j2 in ops if op != "equal"
+                 for i, x, y in zip(range(i1, i2), la[i1:i2], lb[j1:j2])]
+        shown = list(difflib.unified_diff(la, lb, n=0, lineterm=""))[2:]  # without the ---/+++ header
+    else:
+        gone, came = _only(la, lb), _only(lb, la)
+        pairs = [(0, x, y) for x, y in zip(gone, came)]
+        half = max(1, lines // 2)
+        shown = [f"-{x}" for x in gone[:half]] + [f"+{y}" for y in came[:half]]
+    tally = Tally()
+    for _, x, y in pairs:
+        ta, tb = TOKEN.split(x), TOKEN.split(y)
+        for u, v in zip(ta, tb):
+            if u != v:
+                tally.add(u, v)
+        tally.values += abs(len(ta) - len(tb))
+    head = f"{len(pairs)} of {len(la)} lines changed ({tally})"
+    head += f"; {len(lb)} lines in NEW" if len(la) != len(lb) else ""
+    return [head, *(f"    {d[:200]}" for d in shown[:lines])]
 
 
 def compare_json(a: str, b: str, keys: list[str], paths: list[tuple[str, ...]], lines: int) -> list[str] | None:
@@ -603,7 +628,7 @@ def compare(args: argparse.Namespace) -> int:
     defaults = [] if args.strict else [(g, p, why) for g, p, why in KNOWN_NONDETERMINISTIC + SOURCE_DEPENDENT]
     files_a = {p.relative_to(base).as_posix() for p in base.rglob("*") if p.is_file()}
     files_b = {p.relative_to(new).as_posix() for p in new.rglob("*") if p.is_file()}
-    skipped, ignored, same, report = [], 0, 0, []
+    skipped, ignored, same, report, absent = [], 0, 0, [], {"missing": 0, "new": 0}
     for rel in sorted(files_a | files_b):
         if any(fnmatch.fnmatch(rel, g) for g in args.ignore_file):
             ignored += 1
@@ -612,7 +637,9 @@ def compare(args: argparse.Namespace) -> int:
             skipped.append(rel)
             continue
         if rel not in files_b or rel not in files_a:
-            report.append((rel, ["missing in NEW" if rel not in files_b else "new in NEW (not in BASE)"]))
+            which = "missing" if rel not in files_b else "new"
+            absent[which] += 1
+            report.append((rel, ["missing in NEW" if which == "missing" else "new in NEW (not in BASE)"]))
             continue
         a, b = (base / rel).read_bytes(), (new / rel).read_bytes()
         paths = [p for g, p, _ in defaults if p is not None and fnmatch.fnmatch(rel, g)]
@@ -628,9 +655,9 @@ def compare(args: argparse.Namespace) -> int:
             try:
                 result = compare_json(ta, tb, args.ignore_json_key, paths, args.lines)
             except json.JSONDecodeError:
-                result = compare_text(ta, tb, drop, args.lines, rel)
+                result = compare_text(ta, tb, drop, args.lines)
         else:
-            result = compare_text(ta, tb, drop, args.lines, rel)
+            result = compare_text(ta, tb, drop, args.lines)
         if result is None:
             same += 1
         else:
@@ -639,8 +666,9 @@ def compare(args: argparse.Namespace) -> int:
         print(f"{rel}: {text[0]}")
         for line in text[1:]:
             print(line)
-    print(f"golden compare: {len(files_a | files_b)} files: {same} equal, {len(report)} differ or missing/new, "
-          f"{ignored} ignored (--ignore-file)")
+    differ = len(report) - absent["missing"] - absent["new"]
+    print(f"golden compare: {len(files_a | files_b)} files: {same} equal, {differ} differ, {absent['missing']} missing "
+          f"in NEW, {absent['new']} new in NEW, {ignored} ignored (--ignore-file)")
     if defaults:
         print(f"not compared by default (--strict compares them): {len(skipped)} files known nondeterministic, "
               "and these JSON values:")
@@ -699,4 +727,5 @@ version does: --ignore-file help/version.txt).
 """
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `compare ... | head` ends quietly
     sys.exit(main())
