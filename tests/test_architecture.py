@@ -39,7 +39,7 @@ EVAL_LAYERS: list[tuple[str, ...]] = [
     ("recdiv.eval.metrics",),
     ("recdiv.eval.catalog", "recdiv.eval.stats", "recdiv.eval.tables", "recdiv.eval.charts"),
     ("recdiv.eval.evaluate", "recdiv.eval.io", "recdiv.eval.plots", "recdiv.eval.comparison", "recdiv.eval.html",
-     "recdiv.eval.groups", "recdiv.eval.report"),
+     "recdiv.eval.groups", "recdiv.eval.user_values", "recdiv.eval.report"),
     ("recdiv.eval.meta",),
     ("recdiv.eval.results", "recdiv.eval.reference"),
 ]

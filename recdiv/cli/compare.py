@@ -60,6 +60,9 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
                    help="confidence level of the intervals (default 0.95)")
     p.add_argument("--baseline", default=None, help="compare every run against this run (file or name)")
     p.add_argument("--format", choices=("table", "markdown", "latex", "json"), default="table")
+    from recdiv.cli.evaluation import add_input_options
+
+    add_input_options(p)
     p.add_argument("--rel-threshold", type=finite_float, default=None,
                    help="relevance threshold τ (default 4; 1 with --subtopics)")
     p.add_argument("--population", choices=("relevant", "judged"), default="relevant")
@@ -151,8 +154,9 @@ def _format_preferences(rep: dict, fmt: str) -> str:
 
 def handler(args: argparse.Namespace) -> int:
     # deferred: numpy, scipy and the metrics load only when the command runs
-    from recdiv.cli.evaluation import sort_measure_args, state
+    from recdiv.cli.evaluation import check_per_user_out, sort_measure_args, state, write_per_user
     from recdiv.eval.catalog import parse_measure
+    from recdiv.eval.evaluate import evaluate
     from recdiv.eval.io import baseline_name, load_inputs, max_grade_note, run_names
     from recdiv.eval.measure import PairwiseMeasure
     from recdiv.eval.results import Results
@@ -180,12 +184,14 @@ def handler(args: argparse.Namespace) -> int:
     measures = [parse_measure(m) for m in measure_names]
     pref = [m for m in measures if isinstance(m, PairwiseMeasure)]
     plain = [m for m in measures if not isinstance(m, PairwiseMeasure)]
-    if args.fold and (pref or args.train or args.previous):
+    if args.fold and (pref or args.train or args.previous or args.per_user_out):
         raise ConfigError("--fold takes per-user measures and --aspects; training data, base lists and preference "
-                          "measures differ per fold (run an experiment for those)")
+                          "measures differ per fold (run an experiment for those); --per-user prints the pooled "
+                          "values, --per-user-out writes one evaluation")
     for path, option in ((args.output, "-o"), (args.html, "--html")):
         if path:
             check_output_file(path, option)
+    check_per_user_out(args)
     if args.subtopics:  # every positional argument is a run
         args.qrels, args.runs = None, [args.qrels, *args.runs]
     folds = [(None, args.qrels, args.runs)] if not args.fold else \
@@ -197,7 +203,7 @@ def handler(args: argparse.Namespace) -> int:
         _not_an_input(args.html, [qrels, *run_paths, args.train, args.aspects, args.previous, args.subtopics])
         inputs = load_inputs(qrels, run_paths, subtopics=args.subtopics, train=args.train, aspects=args.aspects,
                              previous=args.previous, threshold=args.rel_threshold, population=args.population,
-                             scale=args.rating_scale)
+                             scale=args.rating_scale, input_format=args.input_format)
         names = run_names(run_paths)
         if loaded and names != loaded[0][2]:
             raise ConfigError(f"{fold} has the runs {', '.join(names)}; fold1 has {', '.join(loaded[0][2])}: every "
@@ -215,7 +221,11 @@ def handler(args: argparse.Namespace) -> int:
         from recdiv.eval.stats.tukey import TUKEY_SAMPLES
         from recdiv.progress import Progress
 
-        parts = {fold: Results.evaluate(inp.runs, inp.qrels, plain, inp.context) for fold, inp, _ in loaded}
+        parts = {}
+        for fold, inp, _ in loaded:
+            evaluation = evaluate(inp.runs, inp.qrels, plain, inp.context)
+            write_per_user(args, evaluation)  # one evaluation: --per-user-out is refused with --fold
+            parts[fold] = Results.from_evaluation(evaluation)
         res = Results.concat(parts) if args.fold else parts[None]
         samples = args.samples or {"permutation": PERMUTATION_SAMPLES, "bootstrap": BOOTSTRAP_SAMPLES,
                                    "tukey": TUKEY_SAMPLES}.get(test)
