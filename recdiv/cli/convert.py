@@ -1,9 +1,10 @@
-"""`recdiv convert`: a run or qrels from one format to another (TREC text, CSV, TSV, Parquet, Arrow IPC).
+"""`recdiv convert`: a run or qrels from one format to another (TREC text, CSV, TSV, Parquet, Arrow IPC, ranx's
+JSON).
 
     recdiv convert INPUT OUTPUT [--kind run|qrels] [--from FORMAT] [--to FORMAT] [--tag TAG]
 
-Formats come from the file names (`.parquet`/`.pq`, `.arrow`/`.feather`/`.ipc`, `.csv`, `.tsv`, anything else
-TREC text) unless --from/--to name them; the kind from the input (a TREC file of 3-4 columns or a table with a
+Formats come from the file names (`.parquet`/`.pq`, `.arrow`/`.feather`/`.ipc`, `.csv`, `.tsv`, `.json`, anything
+else TREC text) unless --from/--to name them; the kind from the input (a TREC file of 3-4 columns or a table with a
 grade column is qrels) unless --kind names it. The input is read and written in blocks of whole users (a Parquet
 file gets one row group per block), so a file of any size converts in bounded memory; the output is written
 beside its target and renamed into place when complete.
@@ -14,12 +15,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-FORMAT_CHOICES = ("trec", "csv", "tsv", "parquet", "arrow")
+FORMAT_CHOICES = ("trec", "csv", "tsv", "parquet", "arrow", "json")
 
 
 def configure_convert(p: argparse.ArgumentParser) -> None:
-    p.description = ("Convert a run or qrels between TREC text, CSV, TSV, Parquet and Arrow IPC files (by extension, "
-                     "or --from/--to), block by block.")
+    p.description = ("Convert a run or qrels between TREC text, CSV, TSV, Parquet, Arrow IPC and JSON (ranx's) files "
+                     "(by extension, or --from/--to), block by block.")
     p.add_argument("input", help="run or qrels file")
     p.add_argument("output", help="file to write (its extension gives the format unless --to is given)")
     p.add_argument("--kind", choices=("run", "qrels"), default=None,

@@ -45,10 +45,11 @@ def add_measure_option(p: argparse.ArgumentParser, default: str = "") -> None:
 def add_input_options(p: argparse.ArgumentParser) -> None:
     """What `recdiv eval` and `recdiv compare` share about their files: the format of runs and qrels, and a file for
     the per-user values."""
-    p.add_argument("--input-format", choices=("trec", "csv", "tsv", "parquet", "arrow"), default=None,
+    p.add_argument("--input-format", choices=("trec", "csv", "tsv", "parquet", "arrow", "json"), default=None,
                    metavar="FORMAT",
-                   help="format of the qrels and run files: trec, csv, tsv, parquet or arrow (default: by extension: "
-                        ".parquet/.pq, .arrow/.feather/.ipc, .csv, .tsv; anything else is TREC text)")
+                   help="format of the qrels and run files: trec, csv, tsv, parquet, arrow or json (default: by "
+                        "extension: .parquet/.pq, .arrow/.feather/.ipc, .csv, .tsv, .json (ranx); anything else is "
+                        "TREC text). Parquet also in ranx's (q_id, doc_id, score) and LensKit's item-list layouts")
     p.add_argument("--per-user-out", metavar="FILE", default=None,
                    help="write the per-user values (run, user, measure, value) to FILE: .parquet, .arrow, .csv, .tsv "
                         "or .json")

@@ -40,13 +40,13 @@ from recdiv.errors import ConfigError, DataError
 if TYPE_CHECKING:
     import pyarrow as pa
 
-FORMATS = ("trec", "csv", "tsv", "parquet", "arrow")
+FORMATS = ("trec", "csv", "tsv", "parquet", "arrow", "json")
 KINDS = ("run", "qrels")
 _EXTENSIONS = {".parquet": "parquet", ".pq": "parquet", ".arrow": "arrow", ".feather": "arrow", ".ipc": "arrow",
-               ".csv": "csv", ".tsv": "tsv"}
+               ".csv": "csv", ".tsv": "tsv", ".json": "json"}
 #: canonical column -> the names it may have in a table (recdiv's, ir_measures', LensKit's)
 COLUMNS: dict[str, tuple[str, ...]] = {
-    "user": ("user", "query_id", "user_id"),
+    "user": ("user", "query_id", "user_id", "q_id"),
     "item": ("item", "doc_id", "item_id"),
     "score": ("score",),
     "rank": ("rank",),
@@ -81,6 +81,7 @@ class Door:
 
 
 _DOORS: list[Door] = []
+_BUILT_IN: list[bool] = []  # the doors of `recdiv.data.doors` (ranx, LensKit) are added on first use
 
 
 def add_door(name: str, accepts: Callable[[Any], bool], to_table: Callable[[Any, str], Any]) -> None:
@@ -98,6 +99,11 @@ def _as_arrow(obj, kind: str) -> tuple[pa.Table, str] | None:
     """(pyarrow Table, name for messages) of a table in memory, or None when `obj` is not one."""
     import pyarrow as pa
 
+    if not _BUILT_IN:
+        from recdiv.data.doors import OBJECT_DOORS
+
+        _DOORS.extend(Door(*d) for d in OBJECT_DOORS)  # after the doors added by `add_door`
+        _BUILT_IN.append(True)
     for door in _DOORS:
         if door.accepts(obj):
             converted = _as_arrow(door.to_table(obj, kind), kind)
@@ -223,7 +229,11 @@ def _checked_numbers(values: np.ndarray, name: str, table: Table) -> np.ndarray:
 
 def from_arrow(arrow: pa.Table, kind: str, where: str, first_row: int = 1, *, finish: bool = True) -> Table:
     """A run or qrels `Table` from a pyarrow Table (rows numbered from `first_row` in messages), checked
-    (`finish=False`: all but the checks across rows, done once a block holds whole users)."""
+    (`finish=False`: all but the checks across rows, done once a block holds whole users). Other libraries'
+    layouts (LensKit's native item lists, ranx's qrels) are rewritten first (`recdiv.data.doors.adapt`)."""
+    from recdiv.data.doors import adapt
+
+    arrow = adapt(arrow, kind, where)
     names = _columns(list(arrow.column_names), kind, where)
     table = Table(where, {}, _Rows(first_row, arrow.num_rows), unit="row")  # type: ignore[arg-type]
     for canon, name in names.items():
@@ -290,11 +300,18 @@ def _read_file(path: Path, kind: str, fmt: str) -> Table:
         layout = _text_layout(path, kind, options["sep"], options["quoted"])
         table = parse_table(path, layout, what=f"{fmt.upper()} {kind} file", **options)
         return _finish(_renamed(table, kind), kind)
+    if fmt == "json":
+        from recdiv.data.doors import read_json
+
+        return from_arrow(read_json(path, kind), kind, str(path))
     return from_arrow(_read_arrow_file(path, fmt, kind), kind, str(path))
 
 
 def _arrow_columns(names: list[str], kind: str, path: Path) -> list[str]:
-    return list(_columns(names, kind, str(path)).values())
+    """The columns to read: those the reader uses, or all of a layout `recdiv.data.doors.adapt` rewrites."""
+    from recdiv.data.doors import rewritten
+
+    return list(names) if rewritten(names, kind) else list(_columns(names, kind, str(path)).values())
 
 
 def _read_arrow_file(path: Path, fmt: str, kind: str) -> pa.Table:
@@ -385,6 +402,10 @@ def _raw_blocks(source, kind: str, format: str | None, rows: int) -> Iterator[Ta
         layout = _text_layout(path, kind, options["sep"], options["quoted"])
         for table in iter_tables(path, layout, block=block_bytes, what=f"{fmt.upper()} {kind} file", **options):
             yield _renamed(table, kind)
+    elif fmt == "json":  # a JSON object is read whole
+        from recdiv.data.doors import read_json
+
+        yield from_arrow(read_json(path, kind), kind, str(path), finish=False)
     else:
         first = 1
         for batch in _arrow_batches(path, fmt, kind, rows):

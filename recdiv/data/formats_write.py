@@ -71,6 +71,8 @@ def write_blocks(blocks: Iterator[Table], path: Path, kind: str, fmt: str, tag: 
     """Write the blocks of a run or qrels to `path` in `fmt`; returns the number of rows written."""
     if fmt in ("parquet", "arrow"):
         return _write_arrow(blocks, path, kind, fmt)
+    if fmt == "json":
+        return _write_json(blocks, path, kind)
     n = 0
     with atomic_write(path, "wb") as fh:
         out = gzip.GzipFile(fileobj=fh, mode="wb", mtime=0, filename="") if str(path).endswith(".gz") else fh
@@ -82,6 +84,24 @@ def write_blocks(blocks: Iterator[Table], path: Path, kind: str, fmt: str, tag: 
             n += len(table)
         if out is not fh:
             out.close()
+    return n
+
+
+def _write_json(blocks: Iterator[Table], path: Path, kind: str) -> int:
+    """ranx's JSON (also ir_measures' dict of dicts): {user: {item: score or grade}}, users and items in input
+    order; whole grades as integers. Held in memory: JSON cannot be written block by block."""
+    import json
+
+    out: dict[str, dict[str, float | int]] = {}
+    n = 0
+    value = "score" if kind == "run" else "grade"
+    for table in blocks:
+        users, items = table["user"].values(), table["item"].values()
+        for u, i, v in zip(users.tolist(), items.tolist(), np.asarray(table[value], dtype=np.float64).tolist()):
+            out.setdefault(str(u), {})[str(i)] = int(v) if kind == "qrels" and float(v).is_integer() else v
+        n += len(table)
+    with atomic_write(path) as f:
+        json.dump(out, f, ensure_ascii=False)
     return n
 
 
