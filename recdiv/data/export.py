@@ -120,4 +120,6 @@ def readme(split: Split, *, source: str, qrels: pd.DataFrame, train: pd.DataFram
             f"  {len(aspects):,} lines, {aspects['item'].nunique():,} items, {aspects['aspect'].nunique():,} aspects.",
             "  Read by: recdiv rerank --aspects, recdiv eval/compare --aspects, recdiv recommend --aspects (content).",
         ]
-    return "\n".join(lines) + "\n"
+    from recdiv import provenance
+
+    return "\n".join(lines) + "\n\n" + provenance.comment(provenance.record(), "#")
