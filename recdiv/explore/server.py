@@ -205,6 +205,15 @@ def serve(catalog: Catalog, defaults: State, *, host: str = "127.0.0.1", port: i
     return Served(url, server, None, app)
 
 
+def free_port() -> int:
+    """A port of 127.0.0.1 free now (for embedded explorers and tests)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def check_port(host: str, port: int) -> None:
     """ConfigError unless the server can listen on host:port (a port in use, an address of another machine)."""
     import socket
