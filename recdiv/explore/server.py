@@ -199,6 +199,8 @@ def serve(catalog: Catalog, defaults: State, *, host: str = "127.0.0.1", port: i
         threading.Timer(0.8, _open, args=(url,)).start()
     try:
         server.run()
+    except KeyboardInterrupt:  # uvicorn stops gracefully on Ctrl-C, then raises it again: the stop is the answer
+        pass
     finally:
         app.close()
     print("recdiv explore: stopped", file=sys.stderr)
