@@ -28,6 +28,7 @@ COMMANDS: dict[str, Command] = {
     "rerank": Command("recdiv.cli.rerank", "rerank a run's candidates with a diversifier (MMR, xQuAD, ...)"),
     "eval": Command("recdiv.cli.eval", "evaluate run files against qrels"),
     "compare": Command("recdiv.cli.compare", "paired significance tests between runs"),
+    "convert": Command("recdiv.cli.convert", "convert runs and qrels between TREC text, CSV/TSV, Parquet and Arrow"),
     "axioms": Command("recdiv.cli.axioms", "check Parapar & Radlinski's axioms (Table 1) for metrics"),
     "meta": Command("recdiv.cli.meta", "meta-evaluation: discriminative power and robustness of measures over runs"),
     "run": Command("recdiv.cli.experiment", "run (or resume) an experiment described by a TOML file"),
