@@ -103,11 +103,13 @@ def comparison_section(page: Page, cmp: Comparison, res=None, *, note: str | Non
 
 def comparison_page(res, cmp: Comparison | None, *, title: str = "recdiv comparison",
                     description: str = "", tradeoffs: Sequence[tuple[str, str]] | None = None,
-                    groups: Mapping[str, Comparison] | None = None, preferences: Sequence[str] = ()) -> str:
+                    groups: Mapping[str, Comparison] | None = None, preferences: Sequence[str] = (),
+                    provenance: dict | None = None) -> str:
     """The whole self-contained page of one comparison (`recdiv compare --html`, `Comparison.to_report`): the section of
     `comparison_section`, then the comparisons inside user groups (collapsed) and the per-user preference tables
-    (text) of pairwise measures, when given."""
-    page = Page(title).heading(title, 1)
+    (text) of pairwise measures, when given; the footer says what made the page (`provenance`, default the
+    libraries and versions of this process)."""
+    page = Page(title, provenance).heading(title, 1)
     if description:
         page.note(description)
     if cmp is not None:
