@@ -25,8 +25,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("aspects", ("recdiv.aspects",)),
     ("models", ("recdiv.models",)),
     ("components", ("recdiv.algorithms", "recdiv.diversifiers", "recdiv.eval")),
+    ("testing", ("recdiv.testing",)),  # the kit for component authors: built on the components
     ("experiment", ("recdiv.experiment",)),
-    ("cli", ("recdiv.cli", "recdiv.__main__")),
+    ("front ends", ("recdiv.cli", "recdiv.__main__", "recdiv.explore")),  # the command line and the explorer
 ]
 #: the components: siblings in one layer that must not import each other
 COMPONENTS = ("recdiv.algorithms", "recdiv.diversifiers", "recdiv.eval")
