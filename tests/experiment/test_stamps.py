@@ -1,6 +1,7 @@
 """#15.4: a `--resume` of an unchanged experiment does no work and keeps its report (the stamps of the manifest,
-`recdiv.experiment.stamps`); every kind of change — configuration, source code, data file, damaged cache artefact,
-damaged result file, damaged or missing report file — is recomputed or rebuilt, and `recdiv report` always rebuilds."""
+`recdiv.experiment.storage.stamps`); every kind of change — configuration, source code, data file, damaged cache
+artefact, damaged result file, damaged or missing report file — is recomputed or rebuilt, and `recdiv report` always
+rebuilds."""
 
 from __future__ import annotations
 
