@@ -37,7 +37,7 @@ EVAL_LAYERS: list[tuple[str, ...]] = [
     ("recdiv.eval.metrics",),
     ("recdiv.eval.catalog", "recdiv.eval.stats", "recdiv.eval.tables", "recdiv.eval.charts"),
     ("recdiv.eval.evaluate", "recdiv.eval.io", "recdiv.eval.plots", "recdiv.eval.comparison", "recdiv.eval.html",
-     "recdiv.eval.groups"),
+     "recdiv.eval.groups", "recdiv.eval.user_values"),
     ("recdiv.eval.meta",),
     ("recdiv.eval.results", "recdiv.eval.reference"),
 ]
