@@ -112,11 +112,13 @@ class Param:
 
 
 #: every measure class by canonical name (spelling rule of `recdiv.registry`: case and punctuation are ignored)
-MEASURES: Registry[type[Measure]] = Registry("measure")
+MEASURES: Registry[type[Measure]] = Registry("measure", group="recdiv.measures", base="recdiv.eval.measure:Measure")
 
 
 def register(cls: type[Measure]) -> type[Measure]:
-    """Class decorator: make a measure class available to `parse_measure` under `cls.NAME` (and `cls.ALIASES`)."""
+    """Class decorator for measures outside recdiv: make a measure class available to `parse_measure` under
+    `cls.NAME` (and `cls.ALIASES`) when its module is imported. (The built-ins are registered in
+    `recdiv.eval.catalog.BUILTINS`, imported on first lookup.)"""
     return MEASURES.add(cls.NAME, cls, aliases=cls.ALIASES)
 
 

@@ -15,7 +15,7 @@ from recdiv.data.vocab import Vocab
 from recdiv.errors import ConfigError
 from recdiv.eval.catalog import parse_measure
 from recdiv.eval.context import EvalContext, RunView
-from recdiv.eval.measure import MEASURES
+from recdiv.eval.catalog import MEASURES
 from recdiv.models.discount import parse_discount
 from recdiv.models.relevance import parse_relevance
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from recdiv.eval.context import EvalContext, RunView
-from recdiv.eval.measure import Param, SystemMeasure, register
+from recdiv.eval.measure import Param, SystemMeasure
 from recdiv.eval.params import POSITION_DISC, USERS
 from recdiv.models.concentration import entropy, gini
 from recdiv.models.discount import parse_discount
@@ -72,7 +72,6 @@ class _Exposure(SystemMeasure):
         return out
 
 
-@register
 class AggregateDiversity(_Exposure):
     """Aggregate diversity (Adomavicius & Kwon 2012; thesis §2.3.6): |∪_u R_u^K|, the number of distinct items
     recommended. rel=binary counts only items relevant to at least one user they were recommended to [CHOICE].
@@ -87,7 +86,6 @@ class AggregateDiversity(_Exposure):
         return float(self.recommended(rankings, qrels, context).sum())
 
 
-@register
 class Coverage(_Exposure):
     """Catalog coverage: aggregate diversity / n_I (share of the item vocabulary ever recommended)."""
 
@@ -101,7 +99,6 @@ class Coverage(_Exposure):
         return float(rec.sum() / len(rec)) if len(rec) else 0.0
 
 
-@register
 class Entropy(_Exposure):
     """Shannon entropy of the exposure distribution: −Σ_{i: p_i>0} p_i log2 p_i (RankSys `Entropy`)."""
 
@@ -114,7 +111,6 @@ class Entropy(_Exposure):
         return entropy(self.counts(rankings, qrels, context))
 
 
-@register
 class Gini(_Exposure):
     """Gini coefficient of item exposure (concentration: 0 = uniform, 1 = all exposure on one item).
 
@@ -131,7 +127,6 @@ class Gini(_Exposure):
         return gini(self.counts(rankings, qrels, context))
 
 
-@register
 class GiniDiversity(_Exposure):
     """1 − Gini: the diversity form returned by RankSys `GiniIndex` (1 = uniform exposure)."""
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from recdiv.eval.measure import Param, register
+from recdiv.eval.measure import Param
 from recdiv.eval.metrics.greedy_ideal import chunks_by_width, padded_rows
 from recdiv.eval.metrics.intents import (
     _AspectMeasure,
@@ -51,7 +51,6 @@ def _nrbp(gains: np.ndarray, alpha: float, beta: float) -> np.ndarray:
     return (1.0 - (1.0 - alpha) * beta) * (gains @ ExponentialDiscount(beta).positions(gains.shape[1]))
 
 
-@register
 class NRBP(_AspectMeasure):
     """Novelty- and rank-biased precision (Clarke, Kolla, Vechtomova, ICTIR 2009).
 
@@ -75,7 +74,6 @@ class NRBP(_AspectMeasure):
         return _nrbp(self._gains(view)[0], self.alpha, self.beta)
 
 
-@register
 class NNRBP(NRBP):
     """nNRBP = NRBP / NRBP of the greedy α-ideal list (§C.1) built over all judged items (ndeval's nNRBP).
 
@@ -95,7 +93,6 @@ class NNRBP(NRBP):
         return np.divide(nrbp, inrbp, out=np.zeros_like(nrbp), where=inrbp > 0)
 
 
-@register
 class EU(_AspectMeasure):
     """Expected Utility [RECON: reconstructed definition — Amigó et al.'s formalisation was not available].
 
@@ -120,7 +117,6 @@ class EU(_AspectMeasure):
         return (1.0 - self.p) * ((gains - self.e * (items >= 0)) @ disc)
 
 
-@register
 class RBU(_AspectMeasure):
     """Rank-Biased Utility (Amigó, Spina, Carrillo-de-Albornoz, SIGIR 2018; code rmit-ir/RBU).
 
