@@ -13,7 +13,7 @@ from recdiv.cli import main
 from recdiv.data.load import detect_format, load_dataset
 from recdiv.data.stats import dataset_stats
 from recdiv.data.synthetic import generate
-from recdiv.models.concentration import gini
+from recdiv.arrays.concentration import gini
 
 
 def test_gini_worked_example():

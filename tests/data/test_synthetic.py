@@ -11,7 +11,7 @@ import pytest
 
 from recdiv import ConfigError
 from recdiv.data.synthetic import PRESETS, generate
-from recdiv.models.concentration import gini
+from recdiv.arrays.concentration import gini
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from recdiv.errors import ConfigError
 from recdiv.eval.catalog import parse_measure
 from recdiv.eval.context import EvalContext, RunView
 from recdiv.eval.metrics.exposure import exposure_counts
-from recdiv.models.concentration import gini
+from recdiv.arrays.concentration import gini
 
 
 @pytest.fixture()

@@ -10,7 +10,7 @@ import numpy as np
 from recdiv.eval.measure import Measure, Param, PerUserMeasure
 from recdiv.eval.metrics.intents import aspect_space, user_distribution
 from recdiv.models.calibration import miscalibration
-from recdiv.models.concentration import entropy
+from recdiv.arrays.concentration import entropy
 from recdiv.models.discount import ExponentialDiscount
 
 __all__ = ["Miscalibration", "RankBiasedEntropy"]
@@ -79,5 +79,5 @@ class RankBiasedEntropy(PerUserMeasure):
         items = _list(self, view)
         w = ExponentialDiscount(self.p).positions(items.shape[1])  # p^(k−1), the model layer's geometric discount
         c = np.einsum("nka,k->na", _rows(space.indicator, items), w) + self.smoothing
-        h = np.array([entropy(row) for row in c])  # the one entropy (recdiv.models.concentration)
+        h = np.array([entropy(row) for row in c])  # the one entropy (recdiv.arrays.concentration)
         return np.where((items >= 0).any(axis=1), h, 0.0)

@@ -18,7 +18,7 @@ import numpy as np
 from recdiv.eval.context import EvalContext, RunView
 from recdiv.eval.measure import Param, SystemMeasure
 from recdiv.eval.params import POSITION_DISC, USERS
-from recdiv.models.concentration import entropy, gini
+from recdiv.arrays.concentration import entropy, gini
 from recdiv.models.discount import parse_discount
 from recdiv.models.relevance import is_relevant
 
