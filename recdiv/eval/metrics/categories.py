@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from recdiv.arrays.concentration import entropy
 from recdiv.eval.measure import Measure, Param, PerUserMeasure
 from recdiv.eval.metrics.intents import aspect_space, user_distribution
 from recdiv.models.calibration import miscalibration
-from recdiv.arrays.concentration import entropy
 from recdiv.models.discount import ExponentialDiscount
 
 __all__ = ["Miscalibration", "RankBiasedEntropy"]

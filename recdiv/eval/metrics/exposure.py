@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from recdiv.arrays.concentration import entropy, gini
 from recdiv.eval.context import EvalContext, RunView
 from recdiv.eval.measure import Param, SystemMeasure
 from recdiv.eval.params import POSITION_DISC, USERS
-from recdiv.arrays.concentration import entropy, gini
 from recdiv.models.discount import parse_discount
 from recdiv.models.relevance import is_relevant
 
