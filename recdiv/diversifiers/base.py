@@ -85,6 +85,8 @@ class Reranker(ABC):
     """
 
     NAME: ClassVar[str] = ""
+    FORMULA: ClassVar[str] = ""  # the objective f(i | S), for the reference table of docs/diversifiers.md
+    CITATION: ClassVar[str] = ""  # its source
     Config: ClassVar[type[RerankerConfig]] = RerankerConfig
     #: context parts the reranker reads: "train" (profiles p(a|u), popularity), "aspects" (A(i), p(a|u)),
     #: "similarity" (an item similarity: over the aspects by default, or set in the context)

@@ -38,6 +38,8 @@ class Calibrated(GreedyReranker):
     """
 
     NAME = "Calibrated"
+    FORMULA = "(1−λ)·Σ ŝ − λ·KL(p ‖ q̃) of S ∪ {i}"
+    CITATION = "Steck 2018"
     NEEDS = ("aspects", "train")
     Config = CalibratedConfig
 

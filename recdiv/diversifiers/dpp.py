@@ -39,6 +39,8 @@ class DPP(GreedyReranker):
     """
 
     NAME = "DPP"
+    FORMULA = "greedy MAP of det(L_Y), L = diag(q)·S·diag(q)"
+    CITATION = "Chen et al. 2018"
     NEEDS = ("similarity",)  # an item similarity: over aspects (cosine, jaccard), factors or ratings
     Config = DPPConfig
     BLOCK_USERS = 128  # c is users × k × N

@@ -32,6 +32,8 @@ class IASelect(GreedyReranker):
     """
 
     NAME = "IASelect"
+    FORMULA = "Σ_a p(a|u)·ŝ(i)p(a|i)·Π_{j∈S}(1 − ŝ(j)p(a|j))"
+    CITATION = "Agrawal et al. 2009"
     NEEDS = ("aspects", "train")
     Config = IASelectConfig
 

@@ -40,6 +40,8 @@ class MMR(GreedyReranker):
     """
 
     NAME = "MMR"
+    FORMULA = "thesis: λ·ŝ(i) − (1−λ)·max_{j∈S} sim(i,j); ranksys: (1−λ)·z(s) + λ·z(avg dist to S)"
+    CITATION = "Carbonell & Goldstein 1998"
     NEEDS = ("similarity",)  # an item similarity: over aspects (cosine, jaccard), factors or ratings
     Config = MMRConfig
 

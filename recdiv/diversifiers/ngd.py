@@ -31,6 +31,8 @@ class NGD(GreedyReranker):
     """
 
     NAME = "NGD"
+    FORMULA = "(1−λ)·z(s) + λ·z(nov)"
+    CITATION = "Vargas 2012 §4.8.2"
     NEEDS = ("train",)
     Config = NGDConfig
 

@@ -32,6 +32,8 @@ class PM2(GreedyReranker):
     """
 
     NAME = "PM2"
+    FORMULA = "Sainte-Laguë quotients; λ·qt_{a*}P(i|u,a*) + (1−λ)Σ_{a≠a*} qt_a P(i|u,a)"
+    CITATION = "Dang & Croft 2012"
     NEEDS = ("aspects", "train")
     Config = PM2Config
 

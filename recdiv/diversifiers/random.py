@@ -22,6 +22,7 @@ class Random(Reranker):
     output the first k. A lower bound for diversity/novelty comparisons. docs/diversifiers.md"""
 
     NAME = "Random"
+    FORMULA = "a seeded permutation"
     NEEDS = ()
     Config = RandomConfig
     BLOCK_USERS = 1 << 62  # one block: the generator stream runs over all users in order
