@@ -23,6 +23,7 @@ FAMILIES = {
     "calibration": "Calibration (Steck 2018; METRICS.md §E.8)",
     "popularity": "Popularity bias (Abdollahpouri et al.; Zhu et al.)",
     "system": "System-level diversity and exposure (METRICS.md §B.9)",
+    "fairness": "Exposure and fairness (Diaz et al. 2020; Sapiezynski et al. 2019)",
     "intent-aware": "Intent-aware and aspect-based (METRICS.md §C)",
     "unified": "Unified accuracy–diversity (METRICS.md §C.11)",
     "preference": "Preference-based (METRICS.md §D)",
