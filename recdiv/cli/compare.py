@@ -70,6 +70,10 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--alternative", choices=("two-sided", "greater", "less"), default="two-sided")
     p.add_argument("--train", default=None, help="training interactions TSV (novelty measures)")
     p.add_argument("--aspects", default=None, help="item-aspect TSV (diversity / intent-aware measures)")
+    p.add_argument("--item-groups", metavar="TSV", default=None,
+                   help="item groups TSV (item group [weight]) for AWRF and GroupExposure")
+    p.add_argument("--stochastic", metavar="DIR", action="append", default=[],
+                   help="a stochastic run: a directory of sampled run files, one per sample (repeatable)")
     p.add_argument("--rating-scale", metavar="MIN:MAX", default=None,
                    help="rating scale of the qrels grades, e.g. 1:5 (r_max of ERR, ERR-IA, ab-nDCG, graded gains)")
     p.add_argument("--per-user", action="store_true", help="add per-user values (JSON only)")
@@ -145,7 +149,7 @@ def handler(args: argparse.Namespace) -> int:
     # deferred: numpy, scipy and the metrics load only when the command runs
     from recdiv.cli.evaluation import sort_measure_args, state
     from recdiv.eval.catalog import parse_measure
-    from recdiv.eval.io import baseline_name, load_inputs, max_grade_note, run_names
+    from recdiv.eval.io import baseline_name, load_inputs, max_grade_note
     from recdiv.eval.measure import PairwiseMeasure
     from recdiv.eval.results import Results
     from recdiv.eval.stats.corrections import canonical_correction
@@ -154,8 +158,8 @@ def handler(args: argparse.Namespace) -> int:
     measure_names = sort_measure_args(args, ("qrels", "runs"))
     if not measure_names:
         raise ConfigError("recdiv compare needs at least one measure: -m MEASURE")
-    if not args.qrels or not args.runs:
-        raise ConfigError("recdiv compare needs a qrels file and at least two run files")
+    if not args.qrels or not (args.runs or args.stochastic):
+        raise ConfigError("recdiv compare needs a qrels file and at least two run files (or --stochastic DIR)")
     test = canonical_test(args.test or "t")
     if args.correction is None:
         args.correction = "none" if test in MULTI_SYSTEM_TESTS else "holm"
@@ -173,11 +177,12 @@ def handler(args: argparse.Namespace) -> int:
     if args.subtopics:  # every positional argument is a run
         args.qrels, args.runs = None, [args.qrels, *args.runs]
     inputs = load_inputs(args.qrels, args.runs, subtopics=args.subtopics, train=args.train, aspects=args.aspects,
-                         threshold=args.rel_threshold, population=args.population, scale=args.rating_scale)
+                         threshold=args.rel_threshold, population=args.population, scale=args.rating_scale,
+                         item_groups=args.item_groups, stochastic=args.stochastic)
     note = max_grade_note(measures, inputs, args.subtopics or args.qrels)
     if note:
         print(note, file=sys.stderr)
-    names = run_names(args.runs)
+    names = list(inputs.runs)  # the run files' names (`run_names`), then the stochastic runs'
     if len(names) < 2:
         raise ConfigError("recdiv compare needs at least two runs")
     baseline = baseline_name(args.baseline, list(args.runs), names)

@@ -49,8 +49,9 @@ __all__ = ["AWRF", "EED", "EEL", "EER", "GroupExposure", "expected_exposure"]
 MAX_SAMPLES = 100_000
 UNGROUPED = "ungrouped"
 
-SAMPLES = Param("samples", int, 0, "rankings sampled per user by Plackett–Luce from the run's scores; 0 = the run's "
-                "own ranking (or every sample of a stochastic run)", low=0, high=MAX_SAMPLES)
+SAMPLES = Param("samples", int, 0, "rankings sampled per user by Plackett–Luce from a deterministic run's scores; "
+                "0 = the run's own ranking (a stochastic run is always evaluated on its own samples)", low=0,
+                high=MAX_SAMPLES)
 SEED = Param("seed", int, 0, "seed of the Plackett–Luce samples", low=0)
 TRANSFORM = Param("transform", str, "softmax", "scores → Plackett–Luce weights (recdiv.models.stochastic)",
                   choices=TRANSFORMS)
@@ -62,33 +63,17 @@ def expected_exposure(measure, rankings: Rankings, qrels: Qrels, context: EvalCo
                       scale: float = 1.0) -> tuple[RunView, np.ndarray, np.ndarray, np.ndarray]:
     """(view, rows, items, ε): the expected exposure ε > 0 of every item that some ranking of user `rows` (an
     index into `view.users`, the evaluated population) shows within the measure's cutoff, one entry per (user,
-    item). From `RankingSamples`, every sample; from one run, its ranking (`samples` = 0) or `samples` Plackett–Luce
-    rankings drawn from its scores (one generator seeded `seed`, users in evaluation order)."""
+    item). From `RankingSamples`, every sample (`samples` does not apply); from one run, its ranking (`samples` = 0)
+    or `samples` Plackett–Luce rankings drawn from its scores (one generator seeded `seed`, users in evaluation
+    order)."""
     K = measure.cutoff
     runs = samples_of(rankings) or (rankings,)
     views = [RunView.of(context, r, qrels) for r in runs]
     n = len(views[0].users)
-    if samples > 0 and len(runs) > 1:
-        raise ConfigError(f"{measure}: samples={samples} draws rankings from one run's scores; this run already "
-                          f"holds {len(runs)} sampled rankings (use samples=0)")
-    if samples > 0:
-        view = views[0]
-        items, scores = view.items, view.aligned.scores
-        valid = items != PAD
-        depth = items.shape[1] if K is None else min(K, items.shape[1])
-        w = parse_discount(disc).positions(depth)
-        weights = plackett_luce_weights(scores, valid, transform, scale)
-        rng = np.random.default_rng(seed)
-        eps = np.zeros(n * items.shape[1])
-        step = max(1, 2_000_000 // max(1, samples * items.shape[1]))  # users per block: bounded memory
-        for lo in range(0, n, step):
-            hi = min(n, lo + step)
-            pos = plackett_luce(weights[lo:hi], valid[lo:hi], depth, rng, samples)  # (b, S, depth)
-            flat = (np.arange(lo, hi)[:, None, None] * items.shape[1] + pos)[pos >= 0]
-            eps += np.bincount(flat, weights=np.broadcast_to(w, pos.shape)[pos >= 0], minlength=eps.size)
-        keep = valid.ravel() & (eps > 0)
-        rows = np.repeat(np.arange(n), items.shape[1])[keep]
-        return view, rows, items.ravel()[keep], eps[keep] / samples
+    if samples > 0 and samples_of(rankings) is None:
+        key = ("expected exposure", K, str(parse_discount(disc)), samples, seed, transform, float(scale))
+        return views[0], *views[0].memo(key, lambda: _sampled_exposure(views[0], K, disc, samples, seed, transform,
+                                                                         scale))
     n_items = len(views[0].rankings.item_vocab)
     parts_r, parts_i, parts_w = [], [], []
     for view in views:
@@ -103,6 +88,29 @@ def expected_exposure(measure, rankings: Rankings, qrels: Qrels, context: EvalCo
     eps = np.bincount(inv, weights=np.concatenate(parts_w), minlength=len(uniq)) / len(views)
     keep = eps > 0
     return views[0], uniq[keep] // n_items, uniq[keep] % n_items, eps[keep]
+
+
+def _sampled_exposure(view: RunView, K: int | None, disc: str, samples: int, seed: int, transform: str,
+                      scale: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rows, items, ε) of `samples` Plackett–Luce rankings per user drawn from the run's scores (kept in the view's
+    cache: EE-L, EE-D and EE-R with the same parameters share one draw)."""
+    n = len(view.users)
+    items, scores = view.items, view.aligned.scores
+    valid = items != PAD
+    depth = items.shape[1] if K is None else min(K, items.shape[1])
+    w = parse_discount(disc).positions(depth)
+    weights = plackett_luce_weights(scores, valid, transform, scale)
+    rng = np.random.default_rng(seed)
+    eps = np.zeros(n * items.shape[1])
+    step = max(1, 2_000_000 // max(1, samples * items.shape[1]))  # users per block: bounded memory
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        pos = plackett_luce(weights[lo:hi], valid[lo:hi], depth, rng, samples)  # (b, S, depth)
+        flat = (np.arange(lo, hi)[:, None, None] * items.shape[1] + pos)[pos >= 0]
+        eps += np.bincount(flat, weights=np.broadcast_to(w, pos.shape)[pos >= 0], minlength=eps.size)
+    keep = valid.ravel() & (eps > 0)
+    rows = np.repeat(np.arange(n), items.shape[1])[keep]
+    return rows, items.ravel()[keep], eps[keep] / samples
 
 
 class _ExpectedExposure(PerUserMeasure):
@@ -293,7 +301,7 @@ class GroupExposure(_GroupMeasure):
 
     NAME = "GroupExposure"
     ALIASES = ("group-exposure", "provider-exposure")
-    PARAMS = (Param("group", str, "", f"the item group (a name of the item-groups file; {UNGROUPED} for the items "
+    PARAMS = (Param("group", str, None, f"the item group (a name of the item-groups file; {UNGROUPED} for the items "
                     "without one)"), GROUP_DISC)
     FORMULA = "Σ_k disc(k)·x_{i_k,g} / Σ_k disc(k)"
     CITATION = "Singh & Joachims, KDD 2018; Ekstrand et al., FnTIR 2022"
