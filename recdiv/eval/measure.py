@@ -221,7 +221,8 @@ class Measure:
     def _check_context(self, context: EvalContext) -> None:
         for need in self.NEEDS:
             if getattr(context, need, None) is None:
-                raise ConfigError(f"{self} needs `{need}` in the evaluation context (e.g. --{need.replace('_', '-')} FILE)")
+                option = need.replace("_", "-")
+                raise ConfigError(f"{self} needs `{need}` in the evaluation context (e.g. --{option} FILE)")
 
 
 
