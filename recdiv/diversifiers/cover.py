@@ -14,7 +14,7 @@ from recdiv.diversifiers.normalize import normalize
 
 
 class COVERConfig(RerankerConfig):
-    lambda_: float = Field(0.5, alias="lambda", ge=0.0, le=1.0, description="weight of relevance")
+    lambda_: float = Field(0.2, alias="lambda", ge=0.0, le=1.0, description="weight of relevance")
     gamma: float = Field(0.5, gt=0.0, le=1.0, description="concavity: coverage counts as (coverage)^γ")
     coverage: Literal["sum", "max"] = Field("sum", description="coverage of a candidate by S: the sum or the "
                                                                "maximum of its similarities to S")
@@ -31,7 +31,9 @@ class COVER(GreedyReranker):
     submodular, so the greedy is a (1 − 1/e)-approximation of the best coverage; the relevance term is modular.
     Candidates with the same features have the same similarities, so the sum over C runs over the distinct
     feature sets with their counts (`types`), and the compiled loop evaluates gains lazily (Minoux 1978: a gain
-    only shrinks as S grows, so a stale gain bounds the current one). λ = 1 keeps the baseline order. Lin & Bilmes,
+    only shrinks as S grows, so a stale gain bounds the current one). λ = 1 keeps the baseline order. Default λ = 0.2:
+    a candidate's coverage gain is at most 1 and shrinks quickly, so with λ = 0.5 relevance mostly wins (pop's
+    top-500 on ML-100K u1, genres: 95 % of the top-20 items kept at λ = 0.5, 86 % at 0.2). Lin & Bilmes,
     "A class of submodular functions for document summarization", ACL 2011 (coverage with concave g).
     """
 

@@ -10,6 +10,7 @@ from pydantic import Field
 from recdiv.data.rankings import Rankings
 from recdiv.data.samples import RankingSamples
 from recdiv.diversifiers.base import CandidateBlock, Reranker, RerankerConfig, _positions_to_rankings
+from recdiv.diversifiers.normalize import normalize
 from recdiv.models.context import Context
 from recdiv.models.stochastic import plackett_luce, plackett_luce_weights
 
@@ -18,6 +19,8 @@ MAX_SAMPLES = 10_000
 
 
 class PlackettLuceConfig(RerankerConfig):
+    norm: Literal["zscore", "minmax", "max", "sum", "rank", "none"] = Field(
+        "zscore", description="score normalisation before the transform (none: LensKit's raw scores)")
     transform: Literal["softmax", "linear", "none"] = Field("softmax", description="scores → selection weights")
     scale: float = Field(1.0, gt=0.0, description="inverse temperature β: weights of β·score")
     samples: int = Field(1, ge=1, le=MAX_SAMPLES, description="rankings sampled per user (> 1: a RankingSamples)")
@@ -26,12 +29,14 @@ class PlackettLuceConfig(RerankerConfig):
 
 class PlackettLuce(Reranker):
     """Stochastic reranking: P(π) = Π_{t=1}^{k} w(π_t) / Σ_{j ∉ π_<t} w(j), the Plackett–Luce distribution over the
-    candidates with weights w from the scores (`transform`: softmax(β·s) by default, or min–max linear, or the
-    scores themselves; `recdiv.models.stochastic`), sampled exactly by sorting log(U)/w, U ~ Uniform(0, 1) (the
-    exponential trick). One generator seeded `seed` (or the context's) draws every user's uniforms in ascending
-    user order. `samples` = S > 1 returns S independent rankings per user as `RankingSamples` — the input of the
-    expected-exposure measures (EE-L, EE-D, EE-R). Plackett 1975, Luce 1959; as a stochastic ranker for expected
-    exposure: Diaz, Mitra, Ekstrand, Biega & Carterette, CIKM 2020; LensKit `StochasticTopNRanker`.
+    candidates with weights w from the normalised scores ŝ (`norm`: z-scores by default, so that β does not depend
+    on the baseline's score scale; `norm=none` takes the raw scores, as LensKit) and `transform`: softmax(β·ŝ) by
+    default, or min–max linear, or ŝ itself (`recdiv.models.stochastic`), sampled exactly by sorting log(U)/w, U ~
+    Uniform(0, 1) (the exponential trick). One generator seeded `seed` (or the context's) draws every user's
+    uniforms in ascending user order. `samples` = S > 1 returns S independent rankings per user as `RankingSamples`
+    — the input of the expected-exposure measures (EE-L, EE-D, EE-R). Plackett 1975, Luce 1959; as a stochastic
+    ranker for expected exposure: Diaz, Mitra, Ekstrand, Biega & Carterette, CIKM 2020; LensKit
+    `StochasticTopNRanker`.
     """
 
     NAME = "PlackettLuce"
@@ -59,7 +64,8 @@ class PlackettLuce(Reranker):
         seed = self.config.seed if self.config.seed is not None else context.seed
         rng = np.random.default_rng(seed)
         order = np.argsort(ids, kind="stable")
-        weights = plackett_luce_weights(scores[order], valid[order], self.config.transform, self.config.scale)
+        shat = normalize(scores[order], valid[order], self.config.norm)
+        weights = plackett_luce_weights(shat, valid[order], self.config.transform, self.config.scale)
         S = 1 if samples is None else samples
         out = np.empty((len(order), *(() if samples is None else (S,)), k), dtype=np.int64)
         step = max(1, 4_000_000 // max(1, S * scores.shape[1]))  # users per draw: bounded memory

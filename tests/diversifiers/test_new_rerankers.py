@@ -135,7 +135,7 @@ def test_msd_and_cover_hand_worked():
     assert items.id_of(out.items[0]).tolist() == ["a", "c", "b"]
     # COVER (sum, γ = 1, λ = 0.5): F(S) = (1/3)Σ_j c_j; gains at ∅: a 2/3 (covers a, b), b 2/3, c 1/3;
     # f = 0.5 + 0.5·2/3 (a) > 0.45 + 1/3 (b) > 0 + 1/6 (c) → a; then b 0.45 + 1/3 = 0.783 > c 1/6 → b, c
-    out = make_reranker("COVER", gamma=1.0).rerank(cands, 3, Context(aspects=space))
+    out = make_reranker("COVER", gamma=1.0, **{"lambda": 0.5}).rerank(cands, 3, Context(aspects=space))
     assert items.id_of(out.items[0]).tolist() == ["a", "b", "c"]
     # γ = ½ saturates: after a, b's gain (1/3)(2(√2 − 1)) = 0.276 → 0.726; c's (1/3)·1 → 0.167: still a, b, c;
     # with λ = 0.1: b 0.09 + 0.9·0.276 = 0.339 < c 0 + 0.9·(1/3) = 0.3? no: 0.339 > 0.3 → a, b, c; λ = 0: c first
