@@ -39,8 +39,6 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parent.parent
-
 #: the paper's Table 2 rows (n: tied, TSE, R@1000, RP, AP, nDCG, random)
 PAPER_TABLE2 = {10**3: (0.012, 1.000, 0.000, 0.285, 0.541, 0.535, 0.492),
                 10**4: (0.001, 1.000, 0.420, 0.077, 0.552, 0.549, 0.497),
@@ -253,8 +251,10 @@ def draw_figure8(f8, path) -> None:
 
     fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=150)
     ks = list(f8)
-    for m in TIES:
-        ax.plot(ks, [f8[k][m] for k in ks], marker="o", label=m)
+    styles = dict(zip(TIES, [("o", "-"), ("s", "-"), ("^", "-"), ("D", "--"), ("v", ":"), ("x", "-.")]))
+    for m in TIES:  # AP, nDCG and lexirecall tie on the same pairs here: dashed, dotted and dash-dotted lines
+        marker, line = styles[m]
+        ax.plot(ks, [f8[k][m] for k in ks], marker=marker, linestyle=line, markersize=5, label=m)
     ax.set_xscale("log")
     ax.set_xlabel("retrieval cutoff k (n = 250,000, m = 10)")
     ax.set_ylabel("share of tied pairs")
@@ -271,7 +271,8 @@ def main(argv=None) -> int:
     ap.add_argument("--pairs", type=int, default=10_000, help="random pairs of Table 2 and Figure 8")
     ap.add_argument("--ap-pairs", type=int, default=100_000, help="pairs behind AP's tie probability")
     ap.add_argument("--m", type=int, default=25, help="relevant items of Table 2 (the paper's is not in the text)")
-    ap.add_argument("--data", default=str(REPO.parent / "shared" / "data" / "ml-100k"))
+    ap.add_argument("--data", default=None, help="the ml-100k folder (default: found as `recdiv data` finds "
+                                                 "datasets: $RECDIV_DATA, ../shared/data, ...)")
     ap.add_argument("--quick", action="store_true", help="2,000 pairs, 10,000 AP pairs, no MovieLens part")
     ap.add_argument("--json", default=None, help="write every number to this JSON file")
     ap.add_argument("--figure", default=None, help="write Figure 8 as a PNG file")
@@ -288,7 +289,9 @@ def main(argv=None) -> int:
     print(f"simulations done ({time.perf_counter() - t0:.1f} s)", file=sys.stderr)
     dp = None
     if not args.quick:
-        runs, qrels, ctx = movielens_systems(args.data)
+        from recdiv.data.locate import dataset_path
+
+        runs, qrels, ctx = movielens_systems(args.data or dataset_path("ml-100k"))
         print(f"{len(runs)} systems fitted ({time.perf_counter() - t0:.1f} s)", file=sys.stderr)
         dp = discriminative_power(runs, qrels, ctx)
         print(f"discriminative power done ({time.perf_counter() - t0:.1f} s)", file=sys.stderr)
