@@ -60,6 +60,9 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
                    help="confidence level of the intervals (default 0.95)")
     p.add_argument("--baseline", default=None, help="compare every run against this run (file or name)")
     p.add_argument("--format", choices=("table", "markdown", "latex", "json"), default="table")
+    from recdiv.cli.evaluation import add_input_options
+
+    add_input_options(p)
     p.add_argument("--rel-threshold", type=finite_float, default=None,
                    help="relevance threshold τ (default 4; 1 with --subtopics)")
     p.add_argument("--population", choices=("relevant", "judged"), default="relevant")
@@ -147,8 +150,9 @@ def _format_preferences(rep: dict, fmt: str) -> str:
 
 def handler(args: argparse.Namespace) -> int:
     # deferred: numpy, scipy and the metrics load only when the command runs
-    from recdiv.cli.evaluation import sort_measure_args, state
+    from recdiv.cli.evaluation import check_per_user_out, sort_measure_args, state, write_per_user
     from recdiv.eval.catalog import parse_measure
+    from recdiv.eval.evaluate import evaluate
     from recdiv.eval.io import baseline_name, load_inputs, max_grade_note
     from recdiv.eval.measure import PairwiseMeasure
     from recdiv.eval.results import Results
@@ -174,11 +178,12 @@ def handler(args: argparse.Namespace) -> int:
     measures = [parse_measure(m) for m in measure_names]
     if args.output:
         check_output_file(args.output, "-o")
+    check_per_user_out(args)
     if args.subtopics:  # every positional argument is a run
         args.qrels, args.runs = None, [args.qrels, *args.runs]
     inputs = load_inputs(args.qrels, args.runs, subtopics=args.subtopics, train=args.train, aspects=args.aspects,
                          threshold=args.rel_threshold, population=args.population, scale=args.rating_scale,
-                         item_groups=args.item_groups, stochastic=args.stochastic)
+                         input_format=args.input_format, item_groups=args.item_groups, stochastic=args.stochastic)
     note = max_grade_note(measures, inputs, args.subtopics or args.qrels)
     if note:
         print(note, file=sys.stderr)
@@ -195,7 +200,9 @@ def handler(args: argparse.Namespace) -> int:
         from recdiv.eval.stats.tukey import TUKEY_SAMPLES
         from recdiv.progress import Progress
 
-        res = Results.evaluate(runs, inputs.qrels, plain, inputs.context)
+        evaluation = evaluate(runs, inputs.qrels, plain, inputs.context)
+        write_per_user(args, evaluation)
+        res = Results.from_evaluation(evaluation)
         samples = args.samples or {"permutation": PERMUTATION_SAMPLES, "bootstrap": BOOTSTRAP_SAMPLES,
                                    "tukey": TUKEY_SAMPLES}.get(test)
         bar = Progress(f"compare: {test} test", len(plain) * samples if samples else None,

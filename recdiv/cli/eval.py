@@ -28,7 +28,7 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
     p.description = ("Evaluate TREC run files (user Q0 item rank score tag) against TREC qrels (user 0 item grade). "
                      "Rankings follow the scores (ties: item id in descending string order, like trec_eval); users "
                      "of the evaluated population missing from a run score 0.")
-    from recdiv.cli.evaluation import InOrder, add_measure_option
+    from recdiv.cli.evaluation import InOrder, add_input_options, add_measure_option
 
     p.add_argument("qrels", nargs="?", action=InOrder,
                    help="TREC qrels file: user 0 item grade (none with --subtopics)")
@@ -69,13 +69,14 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
     p.add_argument("--groups", metavar="SPEC", default=None,
                    help="also break the means down by user group: profile-size[:q] or popularity[:q] (quantiles; "
                         "need --train) or a user<TAB>group file")
+    add_input_options(p)
     p.add_argument("--list", action="store_true", help="list every measure with formula and citation, then exit")
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
     # deferred: the metrics bring numpy, scipy and numba, which `recdiv eval --help` does not need
-    from recdiv.cli.evaluation import sort_measure_args, state
+    from recdiv.cli.evaluation import check_per_user_out, sort_measure_args, state, write_per_user
     from recdiv.eval.catalog import parse_measures
     from recdiv.eval.evaluate import evaluate
     from recdiv.eval.io import baseline_name, load_inputs, max_grade_note, unpredicted_note
@@ -95,11 +96,12 @@ def main(args: argparse.Namespace) -> int:
     if qrels is None and not args.subtopics:
         raise ConfigError("recdiv eval needs a qrels file (or --subtopics FILE)")
     measures = parse_measures(measure_names or DEFAULT_MEASURES)
+    check_per_user_out(args)
     population = args.population or ("judged" if args.predictions and not runs else "relevant")
     inputs = load_inputs(qrels, runs, subtopics=args.subtopics, predictions=args.predictions, train=args.train,
                          aspects=args.aspects, previous=args.previous, threshold=args.rel_threshold,
-                         population=population, scale=args.rating_scale, item_groups=args.item_groups,
-                         stochastic=args.stochastic)
+                         population=population, scale=args.rating_scale, input_format=args.input_format,
+                         item_groups=args.item_groups, stochastic=args.stochastic)
     names = list(inputs.runs)
     baseline = baseline_name(args.baseline, [*runs, *args.predictions], names)
     for note in (max_grade_note(measures, inputs, args.subtopics or args.qrels),
@@ -111,6 +113,7 @@ def main(args: argparse.Namespace) -> int:
             if getattr(inputs.context, need, None) is None:
                 raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need.replace('_', '-')} FILE")
     evaluation = evaluate(inputs.runs, inputs.qrels, measures, inputs.context, baseline=baseline)
+    write_per_user(args, evaluation)
     if args.by_user:
         text = format_by_user(evaluation)
     else:

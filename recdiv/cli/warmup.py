@@ -26,9 +26,8 @@ from pathlib import Path
 
 def _measures():
     """Every registered measure with its defaults, and once with each choice of each parameter that has choices."""
-    from recdiv.eval.catalog import list_measures
-
     from recdiv.errors import ConfigError
+    from recdiv.eval.catalog import list_measures
 
     for cls in list_measures():
         cutoff = None if cls.CUTOFF == "none" else 5

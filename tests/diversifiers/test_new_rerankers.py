@@ -19,7 +19,7 @@ from recdiv.diversifiers import make_reranker
 from recdiv.diversifiers.base import CandidateBlock
 from recdiv.diversifiers.cover import candidate_types
 from recdiv.models.context import Context
-from tests.diversifiers.random_instance import random_instance
+from recdiv.testing.instances import random_instance
 from tests.diversifiers.test_fused import template_only, tied_instance
 
 

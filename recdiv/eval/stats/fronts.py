@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from recdiv.errors import ConfigError
-from recdiv.eval.stats.significance import _resample_counts
+from recdiv.eval.stats.significance import resample_counts
 
 __all__ = ["Estimate", "FrontComparison", "TradeOff", "compare_fronts", "front_area", "hypervolume", "pareto_front",
            "retention", "tradeoff"]
@@ -198,7 +198,7 @@ def tradeoff(X: np.ndarray, Y: np.ndarray, names: Sequence[str], measures: tuple
     hv, area, ret = _statistics(mx, my, ref, base, fractions, higher[1])
     n = X.shape[1]
     if counts is None:
-        counts = _resample_counts(np.random.default_rng(seed), n_samples, n)
+        counts = resample_counts(n_samples, n, seed)
     bx, by = counts @ OX.T / n, counts @ OY.T / n  # (B, systems) resampled means
     on_front = np.zeros(len(names))
     hv_b, area_b, ret_b = [], [], []
@@ -240,7 +240,7 @@ def compare_fronts(XA, YA, names_a, XB, YB, names_b, measures=("x", "y"), higher
     if reference is None:
         reference = _nadir(np.concatenate([XA.mean(axis=1), XB.mean(axis=1)]),
                            np.concatenate([YA.mean(axis=1), YB.mean(axis=1)]), higher)
-    counts = _resample_counts(np.random.default_rng(seed), n_samples, XA.shape[1])
+    counts = resample_counts(n_samples, XA.shape[1], seed)
     a = tradeoff(XA, YA, names_a, measures, higher, reference=reference, n_samples=n_samples, level=level,
                  counts=counts)
     b = tradeoff(XB, YB, names_b, measures, higher, reference=reference, n_samples=n_samples, level=level,
