@@ -10,7 +10,8 @@ The user u has rated p1 (5), p2 (4) and p3 (2); nine other users o1…o9 make th
 | training users | 8 | 6 | 3 | 2 | 1 | | | |
 
 So p(a|u) by count is A 1/2, C 1/4, D 1/4 (A in p1 and p2, C in p2, D in p3), and the set cosine of c1 and c4 is
-1/√2. One item group, "protected", holds c4 and c5 (FA*IR's protected items). `SELECTIONS` lists, for every built-in reranker, the top 3 worked out by hand from its objective
+1/√2. One item group, "protected", holds c4 and c5 (FA*IR's protected items). `SELECTIONS` lists, for every
+built-in reranker, the top 3 worked out by hand from its objective
 (docs/diversifiers.md states each objective); `tests/diversifiers/test_example_e.py` also checks the objective
 values of every step.
 """
