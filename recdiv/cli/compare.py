@@ -84,6 +84,9 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
                    help="also test inside user groups: profile-size[:q] or popularity[:q] (quantiles; need --train) "
                         "or a user<TAB>group file")
     p.add_argument("-o", "--output", default=None, help="write the report to this file (atomically)")
+    from recdiv.cli.tradeoff import add_tradeoff_options
+
+    add_tradeoff_options(p)
     p.set_defaults(func=handler)
 
 
@@ -211,6 +214,15 @@ def handler(args: argparse.Namespace) -> int:
             cmp = res.compare(baseline=baseline, test=test, correction=correction, alpha=args.alpha,
                               alternative=args.alternative, seed=args.seed, n_samples=args.samples, ci=args.ci,
                               confidence=args.confidence)
+    tradeoff = None
+    if args.tradeoff:
+        from recdiv.cli.tradeoff import tradeoff_report
+
+        if not plain:
+            raise ConfigError(f"--tradeoff {args.tradeoff[0]}: not one of the compared per-user measures (-m)")
+        tradeoff = tradeoff_report(args, res, names, baseline)
+    elif args.front:
+        raise ConfigError("--front needs --tradeoff X Y")
     groups = {}
     if args.groups:
         from recdiv.eval.groups import labels_for
@@ -234,6 +246,10 @@ def handler(args: argparse.Namespace) -> int:
             reports.append(("plain", d))
     if args.format == "json":
         payload = [r for _, r in reports]
+        if tradeoff is not None:
+            from recdiv.cli.tradeoff import tradeoff_json
+
+            payload.append(tradeoff_json(tradeoff))
         text = json.dumps(payload[0] if len(payload) == 1 else payload, indent=2, ensure_ascii=False) + "\n"
     else:
         parts = []
@@ -248,6 +264,10 @@ def handler(args: argparse.Namespace) -> int:
                 parts.append(("### " if args.format == "markdown" else "== ") + title + "\n\n"
                              + {"table": c.to_table, "markdown": c.to_markdown}[args.format]())
         parts += [_format_preferences(r, args.format) for kind, r in reports if kind == "pref"]
+        if tradeoff is not None:
+            from recdiv.cli.tradeoff import format_tradeoff
+
+            parts.append(format_tradeoff(tradeoff, args.format))
         text = "\n".join(parts)
     from recdiv.cli.output import emit
 

@@ -77,14 +77,15 @@ def format_tradeoff(report: dict, fmt: str) -> str:
     rows = [[s, _num(mx), _num(my), f"{'yes' if s in t.front else 'no'} ({t.front_frequency[s]:.2f})"]
             for s, (mx, my) in zip(t.systems, t.means)]
     head = ["run", x, y, "on the front (share of resamples)"]
-    lines = [f"hypervolume against ({_num(t.reference[0])}, {_num(t.reference[1])}) (the nadir unless stated): "
+    lines = [f"hypervolume against the nadir ({_num(t.reference[0])}, {_num(t.reference[1])}): "
              f"{_estimate(t.hypervolume)}", f"area under the front: {_estimate(t.area)}"]
     for f, e in t.retention.items():
         lines.append(f"best {y} at {f:.0%} of {t.baseline}'s {x}: {_estimate(e)}")
     if "fronts" in report:
         c, (la, lb) = report["fronts"], report["labels"]
         lines.append(f"front {la} ({', '.join(c.a.systems)}) against front {lb} ({', '.join(c.b.systems)}): "
-                     f"hypervolume {_estimate(c.a.hypervolume)} vs {_estimate(c.b.hypervolume)}, difference "
+                     f"hypervolume against their common nadir ({_num(c.a.reference[0])}, {_num(c.a.reference[1])}) "
+                     f"{_estimate(c.a.hypervolume)} vs {_estimate(c.b.hypervolume)}, difference "
                      f"{_estimate(c.difference)}, p = {c.p_value:.4g}; {la} dominates {lb} in {c.a_dominates:.0%} "
                      f"of the resamples, {lb} dominates {la} in {c.b_dominates:.0%}")
     title = (f"trade-off {x} (x) × {y} (y): {t.resamples} bootstrap resamples of the users, {pct} percentile "
@@ -106,5 +107,5 @@ def tradeoff_json(report: dict) -> dict:
     out = {"tradeoff": report["tradeoff"].to_dict()}
     if "fronts" in report:
         la, lb = report["labels"]
-        out["fronts"] = {"a": la, "b": lb, **report["fronts"].to_dict()}
+        out["fronts"] = {"labels": [la, lb], **report["fronts"].to_dict()}
     return out

@@ -57,6 +57,10 @@ class COVER(GreedyReranker):
         rows = np.arange(block.n)[:, None]
         return st["rel"] + st["weight"][:, None] * gain[rows, np.maximum(st["types"], 0)]
 
+    def relevance_term(self, st, block, remaining, t):
+        """λ·ŝ(i); the rest of f is the coverage gain."""
+        return st["rel"]
+
     def update(self, st, block, picked, t):
         rows = np.arange(block.n)
         row = st["S"][rows, st["types"][rows, np.maximum(picked, 0)], :]

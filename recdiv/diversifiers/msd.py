@@ -57,6 +57,10 @@ class MSD(GreedyReranker):
             return st["first"]
         return st["base"] + (1.0 - self.config.lambda_) * st["dist"]
 
+    def relevance_term(self, st, block, remaining, t):
+        """λ·ŝ(i); the rest of f is (1 − λ)·Σ_{j∈S} d(i, j)."""
+        return st["first"]
+
     def update(self, st, block, picked, t):
         s = st["slice"](picked)
         st["dist"] += np.where(np.isnan(s), 0.0, 1.0 - s)

@@ -53,6 +53,10 @@ class SSD(GreedyReranker):
     def objective(self, st, block, remaining, t):
         return st["rel"] + (1.0 - self.config.lambda_) * self.config.gamma * np.sqrt(st["d2"])
 
+    def relevance_term(self, st, block, remaining, t):
+        """λ·ŝ(i); the rest of f is (1 − λ)·γ·‖r_i‖."""
+        return st["rel"]
+
     def update(self, st, block, picked, t):
         rows = np.arange(block.n)
         d2p = st["d2"][rows, np.maximum(picked, 0)]

@@ -23,7 +23,8 @@ def test_hand_worked_front_statistics():
     # against the nadir (0.1, 0.2) only B dominates it strictly: (0.3 − 0.1)·(0.4 − 0.2)
     assert hypervolume(mx, my, (0.1, 0.2)) == pytest.approx(0.04)
     # trapezoids above y = 0.2: D–B 0.2·(0.3 + 0.2)/2 = 0.05, B–A 0.2·(0.2 + 0)/2 = 0.02
-    assert front_area(mx, my, 0.2) == pytest.approx(0.07)
+    assert front_area(mx, my, (0.1, 0.2)) == pytest.approx(0.07)
+    assert front_area(mx, my, (0.2, 0.2)) == pytest.approx(0.02)  # D is left of r_x: only B–A counts
     # baseline A (x = 0.5): 95 % → only A (0.2); 60 % → x ≥ 0.3: B, A → 0.4; 10 % → everyone → 0.5
     assert [retention(mx, my, 0.5, f) for f in (0.95, 0.6, 0.1)] == pytest.approx([0.2, 0.4, 0.5])
     assert np.isnan(retention(mx, my, 1.0, 0.95))  # with a baseline x of 1, no system reaches 0.95

@@ -11,8 +11,8 @@ A set of systems (a λ grid of one reranker, or any runs) has per-user values on
 - Accuracy-retention point: the best y among the systems whose x is at least `fraction` of the baseline system's x
   ("diversity at 95 % of the baseline's accuracy"; Pyversity's relevance retention); NaN when none qualifies. Both
   x values must be positive (a share of accuracy).
-- Area under the trade-off curve: the trapezoid area between the front's piecewise-linear curve and y = r_y from the
-  front's smallest to its largest x.
+- Area under the trade-off curve: the trapezoid area between the piecewise-linear curve through the front's points
+  at or above r (x ≥ r_x, y ≥ r_y) and y = r_y, from the smallest to the largest of their x.
 
 Uncertainty: the users are resampled with replacement B times (the same resamples for every system: the systems'
 means move together, as the per-user values are paired), every statistic is recomputed on the resampled means
@@ -62,10 +62,14 @@ def hypervolume(x: np.ndarray, y: np.ndarray, reference: tuple[float, float]) ->
     return float(np.sum(widths * (fy - ry)))
 
 
-def front_area(x: np.ndarray, y: np.ndarray, ref_y: float) -> float:
-    """Trapezoid area between the front's piecewise-linear curve and y = ref_y over the front's x range."""
+def front_area(x: np.ndarray, y: np.ndarray, reference: tuple[float, float]) -> float:
+    """Trapezoid area between the piecewise-linear curve through the front's points at or above `reference` (x ≥ r_x,
+    y ≥ r_y) and y = r_y, over their x range (0 with fewer than two such points)."""
+    rx, ry = reference
     front = pareto_front(x, y)
-    fx, fy = np.asarray(x, np.float64)[front], np.asarray(y, np.float64)[front] - ref_y
+    fx, fy = np.asarray(x, np.float64)[front], np.asarray(y, np.float64)[front]
+    keep = (fx >= rx) & (fy >= ry)
+    fx, fy = fx[keep], fy[keep] - ry
     return float(np.sum(np.diff(fx) * (fy[1:] + fy[:-1]) / 2.0)) if len(fx) > 1 else 0.0
 
 
@@ -161,7 +165,7 @@ def _statistics(mx: np.ndarray, my: np.ndarray, ref: tuple[float, float], base: 
                 fractions: Sequence[float], higher_y: bool) -> tuple[float, float, list[float]]:
     """(hypervolume, area, retention values in y's own scale) of oriented means."""
     ret = [retention(mx, my, mx[base], f) for f in fractions] if base is not None else []
-    return hypervolume(mx, my, ref), front_area(mx, my, ref[1]), [r if higher_y else -r for r in ret]
+    return hypervolume(mx, my, ref), front_area(mx, my, ref), [r if higher_y else -r for r in ret]
 
 
 def _nadir(px: np.ndarray, py: np.ndarray, higher: tuple[bool, bool]) -> tuple[float, float]:
