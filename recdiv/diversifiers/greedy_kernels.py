@@ -223,6 +223,27 @@ def pm2_greedy(cols, vals, votes, lam, valid, out):
                     seats[a] += row[a] / tot
 
 
+@numba.njit(inline="always")
+def _start_user(first, base, valid, u, f, rest):
+    """MMR's and MSD's per-user start: f = first and rest = base over the valid candidates (NaN elsewhere); returns
+    the user's remaining-candidate mask."""
+    rem = valid[u].copy()
+    for c in range(len(f)):
+        f[c] = first[u, c] if rem[c] else np.nan
+        rest[c] = base[u, c] if rem[c] else np.nan
+    return rem
+
+
+@numba.njit(inline="always")
+def _take(f, rem, rest, out, u, t):
+    """The template's pick on f, recorded at out[u, t]; the pick leaves `rem` and `rest` (base NaN once picked)."""
+    b = _pick(f, rem)
+    out[u, t] = b
+    rem[b] = False
+    rest[b] = np.nan
+    return b
+
+
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def mmr_greedy(first, base, lam1, masks, inv, size, cosine, valid, out):
     """MMR (thesis) with 0/1 aspect-mask similarities: f = first at t = 0, else base − pen with
@@ -239,17 +260,11 @@ def mmr_greedy(first, base, lam1, masks, inv, size, cosine, valid, out):
     pen = np.empty(N)
     rest = np.empty(N)  # base of the remaining candidates, NaN once picked
     for u in range(n):
-        rem = valid[u].copy()
+        rem = _start_user(first, base, valid, u, f, rest)
         mu, iu, su = masks[u], inv[u], size[u]
         pen[:] = 0.0
-        for c in range(N):
-            f[c] = first[u, c] if rem[c] else np.nan
-            rest[c] = base[u, c] if rem[c] else np.nan
         for t in range(min(k, rem.sum())):
-            b = _pick(f, rem)
-            out[u, t] = b
-            rem[b] = False
-            rest[b] = np.nan
+            b = _take(f, rem, rest, out, u, t)
             mb, ib, sb = mu[b], iu[b], su[b]
             if cosine:
                 for c in range(N):
@@ -339,17 +354,11 @@ def msd_greedy(first, base, lam1, masks, inv, size, cosine, valid, out):
     dist = np.empty(N)
     rest = np.empty(N)
     for u in range(n):
-        rem = valid[u].copy()
+        rem = _start_user(first, base, valid, u, f, rest)
         mu, iu, su = masks[u], inv[u], size[u]
         dist[:] = 0.0
-        for c in range(N):
-            f[c] = first[u, c] if rem[c] else np.nan
-            rest[c] = base[u, c] if rem[c] else np.nan
         for t in range(min(k, rem.sum())):
-            b = _pick(f, rem)
-            out[u, t] = b
-            rem[b] = False
-            rest[b] = np.nan
+            b = _take(f, rem, rest, out, u, t)
             mb, ib, sb = mu[b], iu[b], su[b]
             if sb > 0:
                 for c in range(N):
