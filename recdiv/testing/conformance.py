@@ -44,7 +44,7 @@ def measure_instance(seed: int = 0):
     """(run, baseline run, qrels, context) for measures: the candidates of `random_instance` as a run (one user's
     list emptied, one cut to a single item), a baseline run (the same lists reversed), graded judgments 1–5 of about
     half of each user's candidates and of items outside the lists, and a context with the training ratings, the
-    aspects, τ = 3, the rating scale 1–5 and the baseline as the previous lists."""
+    aspects, the item groups, τ = 3, the rating scale 1–5 and the baseline as the previous lists."""
     import pandas as pd
 
     from recdiv.data.qrels import Qrels
@@ -74,14 +74,16 @@ def measure_instance(seed: int = 0):
     frame = pd.DataFrame(rows, columns=["user", "item", "grade"]).drop_duplicates(["user", "item"])
     qrels = Qrels.from_frame(frame, cands.user_vocab, cands.item_vocab)
     context = Context(threshold=3.0, scale=(1.0, 5.0), train=rerank_ctx.train, aspects=rerank_ctx.aspects,
-                      previous=baseline, seed=seed)
+                      previous=baseline, item_groups=rerank_ctx.item_groups, seed=seed)
     return run, baseline, qrels, context
 
 
 def measures_to_check(cls) -> list:
     """The instances of measure class `cls` a suite checks: its defaults with each kind of cutoff it allows."""
     cutoffs = {"required": (5, 10), "optional": (None, 5), "none": (None,)}.get(cls.CUTOFF, (None,))
-    return [cls(c) for c in cutoffs]
+    # a parameter without a default that names an item group gets the instance's group ("protected")
+    given = {p.name: "protected" for p in cls.PARAMS if p.name == "group" and not p.default}
+    return [cls(c, **given) for c in cutoffs]
 
 
 def _values(measure, run, baseline, qrels, context) -> tuple[np.ndarray, float]:
