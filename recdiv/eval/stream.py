@@ -14,6 +14,8 @@ partial result (`recdiv.eval.partial`): counts, per-user arrays in user order, u
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +48,8 @@ from recdiv.eval.measure import Measure, PairwiseMeasure
 from recdiv.eval.partial import merge
 
 BACKENDS = ("local", "ray")
+#: threads evaluating groups of partitions at once in this process (each with its share of the budget)
+THREADS = min(2, os.cpu_count() or 1)
 
 
 @dataclass(frozen=True)
@@ -283,6 +287,28 @@ def merge_parts(parts: list[Part], job: Job, measures: list[Measure], users_voca
     return evaluation, coverages
 
 
+def _evaluate_here(ing: Ingested, groups: list[list[int]], threads: int) -> list[Part]:
+    """The groups evaluated in this process, on `threads` threads (NumPy and the kernels release the GIL), each
+    thread with its own context cache; results in group order."""
+    from concurrent.futures import ThreadPoolExecutor
+    from dataclasses import replace
+
+    from recdiv.models.context import Cache
+
+    if threads <= 1 or len(groups) <= 1:
+        worker = Worker(ing.job, ing.context, (ing.users, ing.items))
+        return [worker.evaluate(g) for g in groups]
+    local = threading.local()
+
+    def run(group: list[int]) -> Part:
+        if not hasattr(local, "worker"):
+            local.worker = Worker(ing.job, replace(ing.context, cache=Cache()), (ing.users, ing.items))
+        return local.worker.evaluate(group)
+
+    with ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(run, groups))
+
+
 def group_task(job: Job, parts: list[int]) -> Part:
     """One group on a cluster's worker: evaluate it, write its per-user values into the folder (`write_part`)."""
     part = Worker(job).evaluate(parts)
@@ -407,7 +433,8 @@ def evaluate_stream(
         for m in ms:
             m._check_context(ing.context)
         store = Folder(folder, n_parts, list(ing.job.inputs), dict(ing.job.lines))
-        groups = [[p] for p in range(n_parts)] if partitions else _groups(store, ing.job.runs, budget)
+        threads = 1 if backend == "ray" else THREADS
+        groups = [[p] for p in range(n_parts)] if partitions else _groups(store, ing.job.runs, budget // threads)
         if backend == "ray":
             from recdiv.eval.ray_backend import run_on_ray
 
@@ -416,8 +443,7 @@ def evaluate_stream(
                               [f"partitions {g[0]}-{g[-1]}" for g in groups])
             parts = [read_part(p) for p in done]
         else:
-            worker = Worker(ing.job, ing.context, (ing.users, ing.items))
-            parts = [worker.evaluate(g) for g in groups]
+            parts = _evaluate_here(ing, groups, threads)
         evaluation, coverages = merge_parts(parts, ing.job, ms, ing.users, len(ing.items))
     finally:
         remove_folder(folder)
