@@ -34,6 +34,7 @@ COMMANDS: dict[str, Command] = {
     "run": Command("recdiv.cli.experiment", "run (or resume) an experiment described by a TOML file"),
     "report": Command("recdiv.cli.experiment", "rebuild summary tables and report.html from an output folder"),
     "demo": Command("recdiv.cli.experiment", "a complete experiment on the embedded synthetic dataset (offline)"),
+    "show": Command("recdiv.cli.show", "a user's list of a run with titles and aspects (and changes against another)"),
     "explore": Command("recdiv.cli.explore", "a live web page: move a diversity weight, see lists and measures change"),
 }
 
@@ -79,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(command or "")
     try:
         args = parser.parse_args(argv)
+        args.command_line = ["recdiv", *argv]  # recorded in the outputs (recdiv.provenance)
         if not getattr(args, "func", None):
             parser.print_help()
             return 2
