@@ -33,11 +33,13 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 COMPONENTS = ("recdiv.algorithms", "recdiv.diversifiers", "recdiv.eval")
 #: inside recdiv.eval, lowest first
 EVAL_LAYERS: list[tuple[str, ...]] = [
-    ("recdiv.eval", "recdiv.eval.context", "recdiv.eval.measure", "recdiv.eval.params", "recdiv.eval.spellings"),
+    ("recdiv.eval", "recdiv.eval.context", "recdiv.eval.measure", "recdiv.eval.params", "recdiv.eval.spellings",
+     "recdiv.eval.partial"),
     ("recdiv.eval.metrics",),
     ("recdiv.eval.catalog", "recdiv.eval.stats", "recdiv.eval.tables", "recdiv.eval.charts"),
     ("recdiv.eval.evaluate", "recdiv.eval.io", "recdiv.eval.plots", "recdiv.eval.comparison", "recdiv.eval.html",
-     "recdiv.eval.groups", "recdiv.eval.user_values"),
+     "recdiv.eval.groups", "recdiv.eval.user_values", "recdiv.eval.ingest", "recdiv.eval.stream",
+     "recdiv.eval.ray_backend"),
     ("recdiv.eval.meta",),
     ("recdiv.eval.results", "recdiv.eval.reference"),
 ]
