@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from recdiv.cli.options import finite_float, positive_int, seed
 from recdiv.errors import ConfigError
@@ -75,6 +74,10 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--aspects", default=None, help="item-aspect TSV (diversity / intent-aware measures)")
     p.add_argument("--previous", metavar="RUN", default=None,
                    help="base lists (TREC run) of the reference-run measures RBO and LIP, and of ESSD")
+    p.add_argument("--item-groups", metavar="TSV", default=None,
+                   help="item groups TSV (item group [weight]) for AWRF and GroupExposure")
+    p.add_argument("--stochastic", metavar="DIR", action="append", default=[],
+                   help="a stochastic run: a directory of sampled run files, one per sample (repeatable)")
     p.add_argument("--rating-scale", metavar="MIN:MAX", default=None,
                    help="rating scale of the qrels grades, e.g. 1:5 (r_max of ERR, ERR-IA, ab-nDCG, graded gains)")
     p.add_argument("--per-user", action="store_true", help="add per-user values (JSON only)")
@@ -88,6 +91,9 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
                    help="also write the results page: means with CIs, paired tests, trade-off, interval and "
                         "distribution charts (self-contained, opens offline)")
     p.add_argument("-o", "--output", default=None, help="write the report to this file (atomically)")
+    from recdiv.cli.tradeoff import add_tradeoff_options
+
+    add_tradeoff_options(p)
     p.set_defaults(func=handler)
 
 
@@ -154,10 +160,9 @@ def _format_preferences(rep: dict, fmt: str) -> str:
 
 def handler(args: argparse.Namespace) -> int:
     # deferred: numpy, scipy and the metrics load only when the command runs
-    from recdiv.cli.evaluation import check_per_user_out, sort_measure_args, state, write_per_user
+    from recdiv.cli.evaluation import check_per_user_out, evaluated, sort_measure_args, write_per_user
     from recdiv.eval.catalog import parse_measure
-    from recdiv.eval.evaluate import evaluate
-    from recdiv.eval.io import baseline_name, load_inputs, max_grade_note, run_names
+    from recdiv.eval.io import baseline_name, run_names, stochastic_runs
     from recdiv.eval.measure import PairwiseMeasure
     from recdiv.eval.results import Results
     from recdiv.eval.stats.corrections import canonical_correction
@@ -166,10 +171,11 @@ def handler(args: argparse.Namespace) -> int:
     measure_names = sort_measure_args(args, ("qrels", "runs"))
     if not measure_names:
         raise ConfigError("recdiv compare needs at least one measure: -m MEASURE")
-    if args.fold and (args.qrels or args.runs or args.subtopics):
+    if args.fold and (args.qrels or args.runs or args.subtopics or args.stochastic):
         raise ConfigError("give either QRELS RUN... or one --fold QRELS RUN... per fold, not both")
-    if not args.fold and (not args.qrels or not args.runs):
-        raise ConfigError("recdiv compare needs a qrels file and at least two run files (or --fold QRELS RUN...)")
+    if not args.fold and (not args.qrels or not (args.runs or args.stochastic)):
+        raise ConfigError("recdiv compare needs a qrels file and at least two run files (or --stochastic DIR, or "
+                          "--fold QRELS RUN... per fold)")
     test = canonical_test(args.test or "t")
     if args.correction is None:
         args.correction = "none" if test in MULTI_SYSTEM_TESTS else "holm"
@@ -194,38 +200,33 @@ def handler(args: argparse.Namespace) -> int:
     check_per_user_out(args)
     if args.subtopics:  # every positional argument is a run
         args.qrels, args.runs = None, [args.qrels, *args.runs]
-    folds = [(None, args.qrels, args.runs)] if not args.fold else \
+    folds = [(None, args.qrels, list(args.runs))] if not args.fold else \
         [(f"fold{i}", f[0], f[1:]) for i, f in enumerate(args.fold, 1)]
-    loaded = []  # (fold, inputs, run names)
+    names: list[str] = []
     for fold, qrels, run_paths in folds:
-        if len(run_paths) < 2:
+        fold_names = run_names(run_paths)  # the run files' names, then the stochastic runs'
+        fold_names += [name for name, _ in stochastic_runs(args.stochastic, fold_names)]
+        if len(fold_names) < 2:
             raise ConfigError(f"recdiv compare needs at least two runs{f' in {fold}' if fold else ''}")
-        _not_an_input(args.html, [qrels, *run_paths, args.train, args.aspects, args.previous, args.subtopics])
-        inputs = load_inputs(qrels, run_paths, subtopics=args.subtopics, train=args.train, aspects=args.aspects,
-                             previous=args.previous, threshold=args.rel_threshold, population=args.population,
-                             scale=args.rating_scale, input_format=args.input_format)
-        names = run_names(run_paths)
-        if loaded and names != loaded[0][2]:
-            raise ConfigError(f"{fold} has the runs {', '.join(names)}; fold1 has {', '.join(loaded[0][2])}: every "
+        if names and fold_names != names:
+            raise ConfigError(f"{fold} has the runs {', '.join(fold_names)}; fold1 has {', '.join(names)}: every "
                               "fold needs the same run names (file stems)")
-        note = max_grade_note(measures, inputs, args.subtopics or qrels)
-        if note:
-            print(note, file=sys.stderr)
-        loaded.append((fold, inputs, names))
-    inputs, names = loaded[0][1], loaded[0][2]
+        names = fold_names
+        _not_an_input(args.html, [qrels, *run_paths, args.train, args.aspects, args.previous, args.subtopics])
     baseline = baseline_name(args.baseline, list(folds[0][2]), names)
-    runs = inputs.runs
+    dones = [(fold, evaluated("compare", args, qrels, run_paths, plain)) for fold, qrels, run_paths in folds]
+    done = dones[0][1]
+    if pref and done.inputs is None:
+        raise ConfigError(f"{pref[0]} in recdiv compare needs the runs in memory: raise --memory (or evaluate it with "
+                          "recdiv eval --baseline, which streams)")
     reports: list[tuple[str, object]] = []  # (kind, payload) in measure order
     if plain:
         from recdiv.eval.stats.significance import BOOTSTRAP_SAMPLES, PERMUTATION_SAMPLES
         from recdiv.eval.stats.tukey import TUKEY_SAMPLES
         from recdiv.progress import Progress
 
-        parts = {}
-        for fold, inp, _ in loaded:
-            evaluation = evaluate(inp.runs, inp.qrels, plain, inp.context)
-            write_per_user(args, evaluation)  # one evaluation: --per-user-out is refused with --fold
-            parts[fold] = Results.from_evaluation(evaluation)
+        write_per_user(args, done.evaluation)  # one evaluation: --per-user-out is refused with --fold
+        parts = {fold: Results.from_evaluation(d.evaluation) for fold, d in dones}
         res = Results.concat(parts) if args.fold else parts[None]
         samples = args.samples or {"permutation": PERMUTATION_SAMPLES, "bootstrap": BOOTSTRAP_SAMPLES,
                                    "tukey": TUKEY_SAMPLES}.get(test)
@@ -235,21 +236,29 @@ def handler(args: argparse.Namespace) -> int:
             cmp = res.compare(baseline=baseline, test=test, correction=correction, alpha=args.alpha,
                               alternative=args.alternative, seed=args.seed, n_samples=args.samples, ci=args.ci,
                               confidence=args.confidence)
+    tradeoff = None
+    if args.tradeoff:
+        from recdiv.cli.tradeoff import tradeoff_report
+
+        if not plain:
+            raise ConfigError(f"--tradeoff {args.tradeoff[0]}: not one of the compared per-user measures (-m)")
+        tradeoff = tradeoff_report(args, res, names, baseline)
+    elif args.front:
+        raise ConfigError("--front needs --tradeoff X Y")
     groups = {}
     if args.groups:
-        from recdiv.eval.groups import labels_for
-
         if not plain:
             raise ConfigError("--groups needs at least one per-user measure")
         import numpy as np
 
-        labels = np.concatenate([labels_for(args.groups, inp.qrels, inp.context) for _, inp, _ in loaded])
+        labels = np.concatenate([d.labels(args.groups) for _, d in dones])
         groups = res.compare_groups(labels, baseline=baseline,
                                     test=test, correction=correction, alpha=args.alpha, alternative=args.alternative,
                                     seed=args.seed, n_samples=args.samples, ci=args.ci, confidence=args.confidence)
     for m in measures:
         if m in pref:
-            reports.append(("pref", _preference_report(str(m), runs, names, baseline, inputs, args, correction)))
+            reports.append(("pref", _preference_report(str(m), done.inputs.runs, names, baseline, done.inputs, args,
+                                                       correction)))
         else:
             d = cmp.to_dict(str(m))
             if groups:
@@ -264,6 +273,10 @@ def handler(args: argparse.Namespace) -> int:
     made_by = provenance.of_command(args)
     if args.format == "json":
         payload = [{**r, "provenance": made_by} for _, r in reports]  # each object: one or a list of them
+        if tradeoff is not None:
+            from recdiv.cli.tradeoff import tradeoff_json
+
+            payload.append({**tradeoff_json(tradeoff), "provenance": made_by})
         text = json.dumps(payload[0] if len(payload) == 1 else payload, indent=2, ensure_ascii=False) + "\n"
     else:
         parts = []
@@ -278,6 +291,10 @@ def handler(args: argparse.Namespace) -> int:
                 parts.append(("### " if args.format == "markdown" else "== ") + title + "\n\n"
                              + {"table": c.to_table, "markdown": c.to_markdown}[args.format]())
         parts += [_format_preferences(r, args.format) for kind, r in reports if kind == "pref"]
+        if tradeoff is not None:
+            from recdiv.cli.tradeoff import format_tradeoff
+
+            parts.append(format_tradeoff(tradeoff, args.format))
         text = "\n".join(parts)
         if args.format == "latex":
             text = provenance.comment(made_by, "%") + text
@@ -287,10 +304,11 @@ def handler(args: argparse.Namespace) -> int:
 
     if args.html:
         _write_page(args, res if plain else None, cmp if plain else None, groups,
-                    [_format_preferences(r, "table") for kind, r in reports if kind == "pref"], loaded, made_by)
+                    [_format_preferences(r, "table") for kind, r in reports if kind == "pref"], len(names),
+                    len(dones), done.context, made_by)
     emit(text, args.output)
-    for fold, inp, _ in loaded:  # after the output: a failed command prints only its one-line error
-        state("compare" + (f" ({fold})" if fold else ""), inp)
+    for _, d in dones:  # after the output: a failed command prints only its one-line error
+        d.state()
     return 0
 
 
@@ -302,15 +320,14 @@ def _not_an_input(output: str | None, inputs) -> None:
         raise ConfigError(f"--html {output}: is one of the input files")
 
 
-def _write_page(args, res, cmp, groups, preferences: list[str], loaded, made_by: dict) -> None:
+def _write_page(args, res, cmp, groups, preferences: list[str], n_runs: int, n_folds: int, ctx,
+                made_by: dict) -> None:
     """The results page of `recdiv compare --html` (`recdiv.eval.report.comparison_page`)."""
     from recdiv.data.textio import atomic_write
     from recdiv.eval.report import comparison_page
 
-    n_runs = len(loaded[0][2])
-    what = f"{n_runs} runs" + (f" over {len(loaded)} folds (per-user values pooled over (fold, user) pairs)"
+    what = f"{n_runs} runs" + (f" over {n_folds} folds (per-user values pooled over (fold, user) pairs)"
                                if args.fold else "")
-    ctx = loaded[0][1].context
     description = (f"{what}; relevant ⇔ grade ≥ {ctx.threshold:g}; users: {ctx.population} population; "
                    f"seed {args.seed}.")
     text = comparison_page(res, cmp, title="recdiv compare", description=description, groups=groups,

@@ -82,7 +82,7 @@ class Comparison:
     higher_is_better: dict[str, bool] = field(default_factory=dict)
     integer: dict[str, bool] = field(default_factory=dict)
     n: dict[str, dict[str, int]] = field(default_factory=dict)
-    #: the `Results` compared (their per-user values draw the distributions of `to_report`), if known
+    #: the `Results` compared, if known (their per-user values draw the distributions of the results page)
     results: Any = field(default=None, repr=False, compare=False)
     _index: dict = field(default_factory=dict, repr=False)
 
@@ -259,15 +259,6 @@ class Comparison:
     def to_html(self, digits: int = 4) -> str:
         """The means table as an HTML fragment (CSS classes of `recdiv.eval.html`)."""
         return tables.to_html(self.means_table(digits))
-
-    def to_report(self, title: str = "recdiv comparison", description: str = "") -> str:
-        """The results page of this comparison, self-contained (works offline): the means table, every tested pair,
-        the trade-off and interval charts and, when it came from `Results.compare`, the distribution of the per-user
-        values (`recdiv.eval.report.comparison_page`: the page of `recdiv compare --html` and of each dataset of an
-        experiment's report)."""
-        from recdiv.eval.report import comparison_page
-
-        return comparison_page(self.results, self, title=title, description=description)
 
     def to_table(self, digits: int = 4) -> str:
         """Plain-text table (fixed-width columns) followed by the pair rows."""

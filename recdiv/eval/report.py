@@ -1,5 +1,5 @@
-"""The results page: one comparison of systems as a self-contained HTML page — the page of `recdiv compare --html`,
-of `Comparison.to_report`, and each dataset's section of an experiment's report.html (`recdiv.experiment.report`).
+"""The results page: one comparison of systems as a self-contained HTML page — the page of `recdiv compare --html`
+and of Python users (`comparison_page(cmp.results, cmp)`).
 
 A section holds the systems × measures table (means with confidence intervals, markers of the paired tests, p-values
 on demand), every tested pair (difference and its interval, p-value, adjusted p-value, effect size d_z), the
@@ -105,8 +105,8 @@ def comparison_page(res, cmp: Comparison | None, *, title: str = "recdiv compari
                     description: str = "", tradeoffs: Sequence[tuple[str, str]] | None = None,
                     groups: Mapping[str, Comparison] | None = None, preferences: Sequence[str] = (),
                     provenance: dict | None = None) -> str:
-    """The whole self-contained page of one comparison (`recdiv compare --html`, `Comparison.to_report`): the section of
-    `comparison_section`, then the comparisons inside user groups (collapsed) and the per-user preference tables
+    """The whole self-contained page of one comparison (`recdiv compare --html`; from Python
+    `comparison_page(cmp.results, cmp)`): the section of `comparison_section`, then the comparisons inside user groups (collapsed) and the per-user preference tables
     (text) of pairwise measures, when given; the footer says what made the page (`provenance`, default the
     libraries and versions of this process)."""
     page = Page(title, provenance).heading(title, 1)

@@ -12,7 +12,7 @@ import shutil
 
 import pytest
 
-from recdiv.experiment.demo import run_demo
+from recdiv.experiment.run.demo import run_demo
 from tests.browser import layout_check
 
 
@@ -35,8 +35,7 @@ def test_demo_report_layout_at_1280(demo_report):
     assert layout["overflowing"] == []
     assert layout["resources"] == []  # nothing fetched: offline
     charts = layout["charts"]
-    assert len(charts) == 3 + 9 + 8  # three trade-off charts, one means chart per measure, one distribution chart
-    # per per-user measure (Gini is system-level)
+    assert len(charts) == 3 + 9  # three trade-off charts, one means chart per measure
     for c in charts:
         assert c["displayed"] >= 500, c  # two columns at most at 1280 px
         assert c["drawn"] >= c["displayed"] - 2 and c["svg_width"] >= c["displayed"] - 2, c

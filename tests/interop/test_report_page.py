@@ -1,5 +1,5 @@
-"""One results page for any runs: `recdiv compare --html` and `Comparison.to_report` write the page an experiment's
-report.html shows per dataset (`recdiv.eval.report`); k-fold runs compared with `--fold` (ranx #60). The page is
+"""One results page for any runs: `recdiv compare --html` and `recdiv.eval.report.comparison_page` write it
+(`recdiv.eval.report`); k-fold runs compared with `--fold` (ranx #60). The page is
 checked in headless Chromium as the experiment report is (tests/browser.py)."""
 
 from __future__ import annotations
@@ -61,7 +61,10 @@ def test_to_report_is_the_same_page(tmp_path):
     paths, runs = _case(tmp_path)
     ev = evaluate_files(paths["qrels"], runs, MEASURES, aspects=paths["aspects"], threshold=1.0)
     res = Results.from_evaluation(ev)
-    text = res.compare(baseline="base", test="t", correction="holm").to_report("three runs")
+    from recdiv.eval.report import comparison_page
+
+    cmp = res.compare(baseline="base", test="t", correction="holm")
+    text = comparison_page(cmp.results, cmp, title="three runs")
     assert _charts(text) == 1 + 4 + 3 and "<h1>three runs</h1>" in text
     for s in res.systems:
         for m in ("nDCG@10", "ILD@10"):

@@ -12,7 +12,7 @@ import numpy as np
 
 from recdiv.data.rankings import PAD
 from recdiv.errors import ConfigError
-from recdiv.eval.measure import Param, PerUserMeasure, register
+from recdiv.eval.measure import Param, PerUserMeasure
 
 __all__ = ["LIP", "RBO", "base_positions"]
 
@@ -37,7 +37,6 @@ def base_positions(view, cutoff: int) -> tuple[np.ndarray, np.ndarray]:
     found = (items != PAD) & (keys[at] == wanted)
     return items, np.where(found, where[at], 0)
 
-@register
 class RBO(PerUserMeasure):
     """Rank-biased overlap of each user's list with its base list, to depth K (Webber, Moffat & Zobel 2010).
 
@@ -73,7 +72,6 @@ class RBO(PerUserMeasure):
         return total / w.sum() if self.norm == "weights" else (1.0 - self.p) * total
 
 
-@register
 class LIP(PerUserMeasure):
     """Least item promoted: how many positions beyond K the deepest item of the top K came from in the base list.
 
