@@ -107,8 +107,8 @@ def comparison_page(res, cmp: Comparison | None, *, title: str = "recdiv compari
                     provenance: dict | None = None) -> str:
     """The whole self-contained page of one comparison (`recdiv compare --html`; from Python
     `comparison_page(cmp.results, cmp)`): the section of `comparison_section`, then the comparisons inside user
-    groups (collapsed) and the per-user preference tables (text) of pairwise measures, when given; the footer says what made the page (`provenance`, default the
-    libraries and versions of this process)."""
+    groups (collapsed) and the per-user preference tables (text) of pairwise measures, when given; the footer says
+    what made the page (`provenance`, default the libraries and versions of this process)."""
     page = Page(title, provenance).heading(title, 1)
     if description:
         page.note(description)
