@@ -68,7 +68,7 @@ class RBO(PerUserMeasure):
         np.add.at(counts, (np.repeat(np.arange(len(items)), k), enters.ravel()), 1)
         agreement = np.cumsum(counts[:, 1:k + 1], axis=1) / np.arange(1, k + 1)
         w = self.p ** np.arange(k)
-        total = agreement @ w
+        total = (agreement * w).sum(axis=1)  # per row: independent of the other users (not BLAS's gemv)
         return total / w.sum() if self.norm == "weights" else (1.0 - self.p) * total
 
 
