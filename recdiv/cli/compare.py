@@ -37,7 +37,7 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
 
     p.description = ("Paired significance tests between TREC runs (docs/statistics.md): means, p-values, corrected "
                      "p-values and effect sizes (Cohen's d_z).")
-    from recdiv.cli.evaluation import InOrder, add_measure_option
+    from recdiv.cli.evaluation import InOrder, add_conventions_option, add_measure_option
 
     p.add_argument("qrels", nargs="?", action=InOrder,
                    help="TREC qrels file (user 0 item grade); with --subtopics the first run")
@@ -65,7 +65,9 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
     add_input_options(p)
     p.add_argument("--rel-threshold", type=finite_float, default=None,
                    help="relevance threshold τ (default 4; 1 with --subtopics)")
-    p.add_argument("--population", choices=("relevant", "judged"), default="relevant")
+    p.add_argument("--population", choices=("relevant", "judged"), default=None,
+                   help="users averaged over: with >= 1 relevant test item (default) or >= 1 judged item")
+    add_conventions_option(p)
     p.add_argument("--seed", type=seed, default=0, help="seed of the randomisation/bootstrap tests (≥ 0)")
     p.add_argument("--samples", type=positive_int, default=None,
                    help="Monte Carlo samples (default 100000 permutation, 1000 bootstrap, 10000 tukey)")
@@ -149,7 +151,7 @@ def handler(args: argparse.Namespace) -> int:
     from recdiv.cli.evaluation import check_per_user_out, sort_measure_args, state, write_per_user
     from recdiv.eval.catalog import parse_measure
     from recdiv.eval.evaluate import evaluate
-    from recdiv.eval.io import baseline_name, load_inputs, max_grade_note, run_names
+    from recdiv.eval.io import baseline_name, load_inputs, max_grade_note, measure_conventions, run_names
     from recdiv.eval.measure import PairwiseMeasure
     from recdiv.eval.results import Results
     from recdiv.eval.stats.corrections import canonical_correction
@@ -171,7 +173,8 @@ def handler(args: argparse.Namespace) -> int:
         raise ConfigError("--confidence must be in (0, 1)")
     if not 0 < args.alpha < 1:
         raise ConfigError("--alpha must be in (0, 1)")
-    measures = [parse_measure(m) for m in measure_names]
+    conventions = measure_conventions(args.conventions, args.subtopics is not None)
+    measures = [parse_measure(m, conventions) for m in measure_names]
     if args.output:
         check_output_file(args.output, "-o")
     check_per_user_out(args)
@@ -179,7 +182,7 @@ def handler(args: argparse.Namespace) -> int:
         args.qrels, args.runs = None, [args.qrels, *args.runs]
     inputs = load_inputs(args.qrels, args.runs, subtopics=args.subtopics, train=args.train, aspects=args.aspects,
                          threshold=args.rel_threshold, population=args.population, scale=args.rating_scale,
-                         input_format=args.input_format)
+                         input_format=args.input_format, conventions=args.conventions)
     note = max_grade_note(measures, inputs, args.subtopics or args.qrels)
     if note:
         print(note, file=sys.stderr)
@@ -231,8 +234,9 @@ def handler(args: argparse.Namespace) -> int:
     from recdiv import provenance
 
     made_by = provenance.of_command(args)
+    chosen = {"conventions": inputs.conventions.describe()} if inputs.conventions is not None else {}
     if args.format == "json":
-        payload = [{**r, "provenance": made_by} for _, r in reports]  # each object: one or a list of them
+        payload = [{**r, **chosen, "provenance": made_by} for _, r in reports]  # each: one or a list of them
         text = json.dumps(payload[0] if len(payload) == 1 else payload, indent=2, ensure_ascii=False) + "\n"
     else:
         parts = []
@@ -248,6 +252,8 @@ def handler(args: argparse.Namespace) -> int:
                              + {"table": c.to_table, "markdown": c.to_markdown}[args.format]())
         parts += [_format_preferences(r, args.format) for kind, r in reports if kind == "pref"]
         text = "\n".join(parts)
+        if chosen:
+            text += ("% " if args.format == "latex" else "\n") + f"{chosen['conventions']}.\n"
         if args.format == "latex":
             text = provenance.comment(made_by, "%") + text
         elif args.format == "markdown":

@@ -28,7 +28,7 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
     p.description = ("Evaluate TREC run files (user Q0 item rank score tag) against TREC qrels (user 0 item grade). "
                      "Rankings follow the scores (ties: item id in descending string order, like trec_eval); users "
                      "of the evaluated population missing from a run score 0.")
-    from recdiv.cli.evaluation import InOrder, add_input_options, add_measure_option
+    from recdiv.cli.evaluation import InOrder, add_conventions_option, add_input_options, add_measure_option
 
     p.add_argument("qrels", nargs="?", action=InOrder,
                    help="TREC qrels file: user 0 item grade (none with --subtopics)")
@@ -63,6 +63,7 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
     p.add_argument("--groups", metavar="SPEC", default=None,
                    help="also break the means down by user group: profile-size[:q] or popularity[:q] (quantiles; "
                         "need --train) or a user<TAB>group file")
+    add_conventions_option(p)
     add_input_options(p)
     p.add_argument("--list", action="store_true", help="list every measure with formula and citation, then exit")
     p.set_defaults(func=main)
@@ -73,7 +74,7 @@ def main(args: argparse.Namespace) -> int:
     from recdiv.cli.evaluation import check_per_user_out, sort_measure_args, state, write_per_user
     from recdiv.eval.catalog import parse_measures
     from recdiv.eval.evaluate import evaluate
-    from recdiv.eval.io import baseline_name, load_inputs, max_grade_note, unpredicted_note
+    from recdiv.eval.io import baseline_name, load_inputs, max_grade_note, measure_conventions, unpredicted_note
 
     if args.list:
         sys.stdout.write(list_text())
@@ -89,12 +90,14 @@ def main(args: argparse.Namespace) -> int:
                           "--predictions FILE (or --list)")
     if qrels is None and not args.subtopics:
         raise ConfigError("recdiv eval needs a qrels file (or --subtopics FILE)")
-    measures = parse_measures(measure_names or DEFAULT_MEASURES)
+    measures = parse_measures(measure_names or DEFAULT_MEASURES,
+                              measure_conventions(args.conventions, args.subtopics is not None))
     check_per_user_out(args)
-    population = args.population or ("judged" if args.predictions and not runs else "relevant")
+    population = args.population or ("judged" if args.predictions and not runs else None)
     inputs = load_inputs(qrels, runs, subtopics=args.subtopics, predictions=args.predictions, train=args.train,
                          aspects=args.aspects, previous=args.previous, threshold=args.rel_threshold,
-                         population=population, scale=args.rating_scale, input_format=args.input_format)
+                         population=population, scale=args.rating_scale, input_format=args.input_format,
+                         conventions=args.conventions)
     names = list(inputs.runs)
     baseline = baseline_name(args.baseline, [*runs, *args.predictions], names)
     for note in (max_grade_note(measures, inputs, args.subtopics or args.qrels),
@@ -116,6 +119,8 @@ def main(args: argparse.Namespace) -> int:
         if args.format == "json":
             from recdiv import provenance
 
+            if inputs.conventions is not None:
+                result["conventions"] = inputs.conventions.describe()
             result["provenance"] = provenance.of_command(args)
         writer = {"table": format_table, "json": format_json, "csv": format_csv}[args.format]
         text = writer(result, [str(m) for m in measures])

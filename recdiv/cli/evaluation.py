@@ -17,6 +17,7 @@ from recdiv.errors import ConfigError
 
 if TYPE_CHECKING:
     from recdiv.eval.context import EvalContext
+    from recdiv.eval.conventions import Conventions
     from recdiv.eval.io import RunCoverage
 
 
@@ -40,6 +41,15 @@ def add_measure_option(p: argparse.ArgumentParser, default: str = "") -> None:
                    help="measure(s), repeatable, before or after the files: nDCG@10, 'nDCG(gain=exp)@10', sweeps "
                         "P@5,10,20; trec_eval (P.10, ndcg_cut_10, map, recip_rank), ir_measures (P(rel=4)@10, R@10) "
                         "and ranx (precision@10, mrr) spellings" + default)
+
+
+def add_conventions_option(p: argparse.ArgumentParser) -> None:
+    """`--conventions TOOL`: another tool's threshold, population and measure definitions (recdiv.eval.conventions)."""
+    p.add_argument("--conventions", metavar="TOOL", default=None,
+                   choices=("recdiv", "trec_eval", "ndeval", "ir_measures", "ranx", "lenskit"),
+                   help="compute as TOOL does: trec_eval, ndeval, ir_measures, ranx or lenskit (relevance threshold, "
+                        "users averaged over, measure definitions; docs/metrics.md); --rel-threshold, --population "
+                        "and parameters written in a measure still win (default: recdiv)")
 
 
 def add_input_options(p: argparse.ArgumentParser) -> None:
@@ -109,15 +119,17 @@ def _n(count: int, what: str) -> str:
     return f"{count:,} {what}{'' if count == 1 else 's'}"
 
 
-def statement(command: str, context: EvalContext, coverages: Sequence[RunCoverage], n_judged: int) -> list[str]:
-    """Lines saying how the numbers were computed: the relevance threshold, the population averaged over and, per
-    run, which users were evaluated, which have no list (score 0) and which were ignored; a warning line for a run
-    none of whose users is evaluated (the numbers would be all zero)."""
+def statement(command: str, context: EvalContext, coverages: Sequence[RunCoverage], n_judged: int,
+              conventions: Conventions | None = None) -> list[str]:
+    """Lines saying how the numbers were computed: the conventions chosen, the relevance threshold, the population
+    averaged over and, per run, which users were evaluated, which have no list (score 0) and which were ignored; a
+    warning line for a run none of whose users is evaluated (the numbers would be all zero)."""
     tau = f"{context.threshold:g}"
     n_eval = coverages[0].evaluated if coverages else 0
     which = "a relevant test item" if context.population == "relevant" else "a judgment"
-    lines = [f"recdiv {command}: relevant ⇔ grade ≥ {tau} (--rel-threshold); mean over {_n(n_eval, 'user')}: those "
-             f"with {which} (--population {context.population}); an evaluated user without a list scores 0"]
+    lines = [f"recdiv {command}: {conventions.describe()} (--conventions)"] if conventions is not None else []
+    lines += [f"recdiv {command}: relevant ⇔ grade ≥ {tau} (--rel-threshold); mean over {_n(n_eval, 'user')}: those "
+              f"with {which} (--population {context.population}); an evaluated user without a list scores 0"]
     trec = f"trec_eval -c -l {tau}" + ("" if float(context.threshold).is_integer() else " (integer grades only)")
     if context.population == "relevant":
         lines.append(f"recdiv {command}: {trec} averages over the {_n(n_judged, 'user')} with a judgment: "
@@ -147,5 +159,5 @@ def state(command: str, inputs) -> None:
     from recdiv.eval.io import coverage
 
     judged = int((inputs.qrels.n_judged() > 0).sum())
-    for line in statement(command, inputs.context, coverage(inputs), judged):
+    for line in statement(command, inputs.context, coverage(inputs), judged, inputs.conventions):
         print(line, file=sys.stderr)

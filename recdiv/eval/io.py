@@ -29,6 +29,8 @@ from recdiv.data.vocab import Vocab
 from recdiv.errors import ConfigError, DataError
 from recdiv.eval.catalog import parse_measures
 from recdiv.eval.context import EvalContext, RunView
+from recdiv.eval.conventions import Conventions, for_subtopics
+from recdiv.eval.conventions import get as get_conventions
 from recdiv.eval.evaluate import Evaluation, evaluate
 from recdiv.eval.measure import Measure
 
@@ -43,6 +45,8 @@ class EvalInputs:
     qrels: Qrels
     runs: dict[str, Rankings]
     context: EvalContext
+    #: the tool conventions chosen (`recdiv.eval.conventions`), None for recdiv's own
+    conventions: Conventions | None = None
 
 
 def run_names(paths: Sequence[str | Path]) -> list[str]:
@@ -149,9 +153,10 @@ def load_inputs(
     aspects: str | Path | None = None,
     previous=None,
     threshold: float | None = None,
-    population: str = "relevant",
+    population: str | None = None,
     scale: str | Sequence[float] | None = None,
     input_format: str | None = None,
+    conventions: str | Conventions | None = None,
 ) -> EvalInputs:
     """Read qrels, runs and the optional context files into one vocabulary.
 
@@ -178,11 +183,14 @@ def load_inputs(
     Files are held as compact arrays from the parser on: ids dictionary-encoded (a few bytes per line, each
     distinct id looked up once), numbers as float64 — never a Python object per line.
     """
+    chosen = get_conventions(conventions)
+    if population is None:
+        population = chosen.population if chosen is not None else "relevant"
     if population not in ("relevant", "judged"):
         raise ConfigError(f"population must be relevant or judged, got {population!r}")
     scale = parse_rating_scale(scale)
     if threshold is None:
-        threshold = 1.0 if subtopics is not None else 4.0
+        threshold = chosen.threshold if chosen is not None else 1.0 if subtopics is not None else 4.0
     if subtopics is not None:
         if qrels_path is not None:
             raise ConfigError("give either a qrels file or --subtopics FILE, not both")
@@ -191,7 +199,9 @@ def load_inputs(
             if value is not None:
                 raise ConfigError(f"{name} cannot be combined with --subtopics (its items are per-topic subtopic "
                                   "judgments, which replace the aspects)")
-        return _load_subtopic_inputs(subtopics, named_runs(run_paths), threshold, population, scale, input_format)
+        inputs = _load_subtopic_inputs(subtopics, named_runs(run_paths), threshold, population, scale, input_format)
+        inputs.conventions = chosen
+        return inputs
     if qrels_path is None:
         raise ConfigError("a qrels file (or --subtopics FILE) is needed")
     qt = read_qrels(qrels_path, format=input_format)
@@ -221,7 +231,7 @@ def load_inputs(
         context.aspects = AspectSpace(items, *aspect_matrix(at, items))
     if pt is not None:
         context.previous = rankings_of(pt, users, items)
-    return EvalInputs(qrels, runs, context)
+    return EvalInputs(qrels, runs, context, chosen)
 
 
 # what an evaluation covered ---------------------------------------------------------------------------
@@ -276,6 +286,13 @@ def _load_subtopic_inputs(path, sources, threshold, population, scale, input_for
     return EvalInputs(subtopic_qrels(sf, users, items), runs, context)
 
 
+def measure_conventions(conventions: str | Conventions | None, subtopics: bool) -> Conventions | None:
+    """The conventions measures are parsed with: the chosen set, and with subtopic qrels (which carry no user
+    profile) uniform intent weights where neither the set nor the measure says otherwise."""
+    chosen = get_conventions(conventions)
+    return for_subtopics(chosen) if subtopics else chosen
+
+
 def baseline_name(baseline: str | None, paths: Sequence[str | Path], names: Sequence[str]) -> str | None:
     """The run name `baseline` refers to (a run name, or one of the run paths), or None."""
     if baseline is None:
@@ -299,20 +316,23 @@ def evaluate_files(
     aspects: str | Path | None = None,
     previous=None,
     threshold: float | None = None,
-    population: str = "relevant",
+    population: str | None = None,
     scale: str | Sequence[float] | None = None,
     baseline: str | None = None,
     input_format: str | None = None,
+    conventions: str | Conventions | None = None,
 ) -> Evaluation:
     """Evaluate runs against qrels (and the optional inputs, as `load_inputs`): files in any format of
     `recdiv.data.formats` or tables in memory; the file counterpart of `recdiv.eval.evaluate.evaluate`, returning
     the same `Evaluation`. Runs are named by their file stems (`run_names`) or by the keys of a {name: source}
-    mapping; `baseline` (a run name or path) is the run pairwise measures compare the others with. Measures are
-    parsed before any file is read."""
-    ms = parse_measures([measures] if isinstance(measures, str) else measures)
+    mapping; `baseline` (a run name or path) is the run pairwise measures compare the others with. `conventions`
+    (trec_eval, ndeval, ir_measures, ranx, lenskit; `recdiv.eval.conventions`) gives that tool's threshold,
+    population and measure definitions. Measures are parsed before any file is read."""
+    ms = parse_measures([measures] if isinstance(measures, str) else measures,
+                        measure_conventions(conventions, subtopics is not None))
     inputs = load_inputs(qrels_path, run_paths, subtopics=subtopics, predictions=predictions, train=train,
                          aspects=aspects, previous=previous, threshold=threshold, population=population, scale=scale,
-                         input_format=input_format)
+                         input_format=input_format, conventions=conventions)
     paths = list(inputs.runs) if isinstance(run_paths, Mapping) else [*run_paths, *predictions]
     base = baseline_name(baseline, paths, list(inputs.runs))
     return evaluate(inputs.runs, inputs.qrels, ms, inputs.context, baseline=base)

@@ -89,7 +89,7 @@ def check_components(config: ExperimentConfig) -> None:
         space = next((a for a in config.aspects if a.name == config.evaluation_aspects), None)
         _check_similarity(config, "metrics.similarity", config.metrics.similarity, space)
     for i, m in enumerate(config.metrics.measures):
-        _checked(config, f"metrics.measures[{i}]", ev.parse_measure, m)
+        _checked(config, f"metrics.measures[{i}]", ev.parse_measure, m, config.metrics.conventions)
     sig = c("recdiv.eval.stats.significance", "the statistics")
     corr = c("recdiv.eval.stats.corrections", "the statistics")
     _checked(config, "statistics.test", sig.canonical_test, config.statistics.test)

@@ -229,6 +229,9 @@ class CandidatesConfig(_Config):
         return self
 
 
+_TOOLS = ("recdiv", "trec_eval", "ndeval", "ir_measures", "ranx", "lenskit")
+
+
 class MetricsConfig(_Config):
     """Measures (``Name(param=value)@K`` strings) and the evaluation settings they share."""
 
@@ -237,6 +240,25 @@ class MetricsConfig(_Config):
     population: Literal["relevant", "judged"] = "relevant"
     aspects: str | None = Field(None, description="aspect space of the metrics (default: first explicit one)")
     similarity: str | None = Field(None, description="item similarity of distance metrics (default by kind)")
+    conventions: Literal["recdiv", "trec_eval", "ndeval", "ir_measures", "ranx", "lenskit"] | None = Field(
+        None, description="another tool's conventions (threshold, population, measure definitions; "
+        "docs/metrics.md): explicit threshold / population still win")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _tool_defaults(cls, data: Any) -> Any:
+        """The chosen conventions' threshold and population where the table does not set them."""
+        if isinstance(data, dict) and data.get("conventions") in _TOOLS:
+            from recdiv.eval.conventions import get
+
+            chosen = get(data["conventions"])
+            data = {"threshold": chosen.threshold, "population": chosen.population, **data}
+        return data
+
+    def eval_settings(self) -> dict[str, Any]:
+        """What the per-user values depend on besides the measure strings (the cache key of an evaluation)."""
+        return self.model_dump(mode="json", exclude={"measures"} | ({"conventions"} if self.conventions is None
+                                                                    else set()))
 
     @field_validator("measures")
     @classmethod

@@ -142,7 +142,7 @@ def _split_perturbation(config: ExperimentConfig, env, plan, measures: list[str]
 
     store = env.store
     split, sfp = load_split(config, env.dataset, env.split)
-    settings = config.metrics.model_dump(mode="json", exclude={"measures"})
+    settings = config.metrics.eval_settings()
     out, trace = {}, None
     for fam in config.meta.perturbation_families:
         key = hash_config("meta-perturbation", sfp, plan.eval_aspect_key, settings, measures,

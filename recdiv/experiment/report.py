@@ -152,7 +152,17 @@ def _note(config: ExperimentConfig) -> str:
             else f"{st.correction} correction over the tested pairs of each measure")
     return (f"Mean over (split, user) pairs. {UP}/{DOWN}: significantly better/worse than {against} "
             f"({st.test} test, two-sided, {corr}, α = {st.alpha}). Bold: best of the column "
-            f"(↑ higher / ↓ lower is better); [low, high]: {round(config.report.confidence * 100)}% t interval.")
+            f"(↑ higher / ↓ lower is better); [low, high]: {round(config.report.confidence * 100)}% t interval."
+            + _conventions_note(config))
+
+
+def _conventions_note(config: ExperimentConfig) -> str:
+    """The tool conventions of `[metrics] conventions`, if chosen (recdiv.eval.conventions)."""
+    if config.metrics.conventions is None:
+        return ""
+    from recdiv.eval.conventions import get
+
+    return f" Measures with the {get(config.metrics.conventions).describe()}."
 
 
 def _comparisons(config, systems, scores, system_scores, results: dict | None = None) -> dict[str, Any]:

@@ -166,7 +166,7 @@ def plan_split(config: ExperimentConfig, systems: list[System], env_base: dict[s
         return key, (tid,)
 
     eval_key, eval_deps = space_ref(config.evaluation_aspects)
-    ctx_key = hash_config("eval", sfp, eval_key, config.metrics.model_dump(mode="json", exclude={"measures"}))
+    ctx_key = hash_config("eval", sfp, eval_key, config.metrics.eval_settings())
     k = config.candidates.k
     for s in systems:
         ck = cand_key[s.recommender]

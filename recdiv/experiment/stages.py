@@ -379,7 +379,7 @@ def evaluate_ranking(env: Env, plan: SystemPlan, ranking, split, measures: list[
     """Per-user values (system-level measures: one row, user = SYSTEM_LEVEL_USER) of `measures` for a ranking."""
     ev = component("recdiv.eval", "the metrics")
     qrels, ctx = _eval_context(env, split, plan.eval_aspect_key)
-    parsed = [ev.parse_measure(text) for text in measures]
+    parsed = [ev.parse_measure(text, env.experiment.metrics.conventions) for text in measures]
     try:
         result = ev.evaluate({"system": ranking}, qrels, parsed, ctx)  # the one evaluation entry point
     finally:
