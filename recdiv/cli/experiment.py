@@ -48,7 +48,7 @@ def configure_demo(d: argparse.ArgumentParser) -> None:
 def _print_outcome(result, quiet: bool) -> None:
     rep = result.report
     if not quiet and rep is not None:
-        print(rep.markdown)
+        print(rep.text or rep.markdown)
     for what in result.damaged:
         print(f"recdiv: warning: damaged cache artefact {what}: recomputed", file=sys.stderr)
     done = ", ".join(f"{k} {v}" for k, v in sorted(result.computed.items())) or "nothing"
@@ -87,7 +87,7 @@ def _report(args: argparse.Namespace) -> int:
     from recdiv.experiment.report import build_report
 
     rep = build_report(args.results)
-    print(rep.markdown)
+    print(rep.text or rep.markdown)
     print(f"report: {rep.html}")
     return 0
 

@@ -116,5 +116,5 @@ def comparison_page(cmp, title: str = "recdiv comparison") -> str:
 
     page = Page(title).heading(title, 1).toggle()
     page.add("<div class='table-wrap'>" + tables.to_html(cmp.means_table(4, note="")) + "</div>")
-    page.note(cmp.note())
+    page.note(cmp.note(intervals=True))
     return page.charts([means_chart(cmp, m) for m in cmp.measures], "means").render()

@@ -168,7 +168,7 @@ def means_chart(cmp: Comparison, measure: str, systems: Sequence[str] | None = N
             base = cmp.tested_against(s)
             pc = cmp._index.get((measure, s, base)) if base else None
             if pc is not None:
-                h += f"<br>vs {base}: adjusted p = {fmt_p(pc.p_adjusted)}"
+                h += f"<br>vs {base}: adjusted p = {fmt_p(pc.p_adjusted, cmp.samples)}"
             hover.append(h)
             labels.append(cmp.markers(s, measure))
         lo = [cmp.mean_ci.get(measure, {}).get(s, (np.nan, np.nan))[0] for s in members]

@@ -36,6 +36,7 @@ from recdiv.eval.stats.significance import (
     canonical_test,
     cohens_dz,
     confidence_interval,
+    monte_carlo_samples,
     resample_counts,
     system_pair_pvalues,
 )
@@ -281,7 +282,8 @@ class Results:
                           baselines=many, mean_ci=mean_ci, ci_method=ci, confidence=confidence,
                           higher_is_better={m: self.higher_is_better(m) for m in measures},
                           integer={m: self.is_count(m) for m in measures},
-                          n={m: {s: self.count(s, m) for s in self.systems if self.has(s, m)} for m in measures})
+                          n={m: {s: self.count(s, m) for s in self.systems if self.has(s, m)} for m in measures},
+                          samples=monte_carlo_samples(test, n_samples))
 
     def _pairs(self, baseline) -> list[tuple[str, str]]:
         if baseline is None:

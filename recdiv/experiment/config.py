@@ -275,7 +275,7 @@ class StatisticsConfig(_Config):
     undiversified list of its own recommender, and recommenders with the first one.
     """
 
-    test: str = "wilcoxon"
+    test: str = "t"  # the default of `recdiv compare` too (docs/statistics.md, "The default test")
     baseline: str = "recommender"
     correction: str = "holm"
     alpha: float = Field(0.05, gt=0, lt=1)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,7 @@ class Report:
     out: Path
     files: list[Path] = field(default_factory=list)
     markdown: str = ""
+    text: str = ""  # the terminal table (summary.txt) that `recdiv run` / `recdiv demo` print
     summary: pd.DataFrame | None = None
     up_to_date: bool = False  # kept as it was: its inputs had not changed (`current_report`); summary is then None
 
@@ -144,7 +146,8 @@ def _summary(comparisons: dict[str, Any]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)[SUMMARY_COLUMNS]
 
 
-def _note(config: ExperimentConfig) -> str:
+def _note(config: ExperimentConfig, intervals: bool = False) -> str:
+    """The table's legend; `intervals` only where intervals are shown (the HTML report's details)."""
     st = config.statistics
     against = ("its recommender's undiversified list (recommenders: the first recommender)"
                if st.baseline == "recommender" else st.baseline)
@@ -152,7 +155,8 @@ def _note(config: ExperimentConfig) -> str:
             else f"{st.correction} correction over the tested pairs of each measure")
     return (f"Mean over (split, user) pairs. {UP}/{DOWN}: significantly better/worse than {against} "
             f"({st.test} test, two-sided, {corr}, α = {st.alpha}). Bold: best of the column "
-            f"(↑ higher / ↓ lower is better); [low, high]: {round(config.report.confidence * 100)}% t interval."
+            "(↑ higher / ↓ lower is better)"
+            + (f"; [low, high]: {round(config.report.confidence * 100)}% t interval." if intervals else ".")
             + _conventions_note(config))
 
 
@@ -181,6 +185,14 @@ def to_markdown(config: ExperimentConfig, comparisons: dict[str, Any], digits: i
     parts = [f"### {d}\n\n" + tables.to_markdown(cmp.means_table(digits, lead="baseline", note="")).rstrip()
              for d, cmp in comparisons.items()]
     return "\n\n".join(parts) + "\n\n" + _note(config) + "\n"
+
+
+def to_text(config: ExperimentConfig, comparisons: dict[str, Any], digits: int = 4) -> str:
+    """The terminal summary: per dataset a table that fits 120 columns (`tables.to_text`), then the legend."""
+    parts = [f"== {d}\n\n" + tables.to_text(cmp.means_table(digits, lead="baseline", note="")).rstrip()
+             for d, cmp in comparisons.items()]
+    legend = _note(config).replace(f"{UP}/{DOWN}:", f"{UP}/{DOWN} after a value:").replace("Bold:", "*:")
+    return "\n\n".join(parts) + "\n\n" + textwrap.fill(legend, tables.TEXT_WIDTH, break_on_hyphens=False) + "\n"
 
 
 def to_latex(config: ExperimentConfig, comparisons: dict[str, Any], digits: int = 4) -> str:
@@ -291,7 +303,8 @@ def _pairs_html(cmp) -> str:
         rows.append(f"<tr><td>{e(pc.a)}</td><td>{e(pc.b)}</td><td>{e(pc.measure)}</td>"
                     f"<td class='num'>{pc.difference:+.4f}</td>"
                     f"<td class='num'>[{pc.ci_low:+.4f}, {pc.ci_high:+.4f}]</td>"
-                    f"<td class='num'>{tables.fmt_p(pc.p_value)}</td><td class='num'>{tables.fmt_p(pc.p_adjusted)}"
+                    f"<td class='num'>{tables.fmt_p(pc.p_value, cmp.samples)}</td>"
+                    f"<td class='num'>{tables.fmt_p(pc.p_adjusted, cmp.samples)}"
                     f"</td><td class='num'>{pc.effect_size:+.3f}</td><td>{'yes' if pc.significant else ''}</td></tr>")
     head = "".join(f"<th>{h}</th>" for h in ("system", "baseline", "measure", "Δ mean", "CI of Δ", "p",
                                              "adjusted p", "d_z", "significant"))
@@ -425,7 +438,8 @@ def current_report(out: str | Path) -> Report | None:
     if files is None or out / "summary.md" not in files:
         return None
     markdown = (out / "summary.md").read_text(encoding="utf-8").partition("\n\n")[2]  # without the "# name" title
-    return Report(out, files, markdown, up_to_date=True)
+    text = (out / "summary.txt").read_text(encoding="utf-8") if out / "summary.txt" in files else markdown
+    return Report(out, files, markdown, text, up_to_date=True)
 
 
 def _build_report(out: Path, loaded) -> Report:
@@ -441,7 +455,9 @@ def _build_report(out: Path, loaded) -> Report:
     rep.markdown = to_markdown(config, comparisons)
     write_text(out / "summary.md", f"# {config.name}\n\n{rep.markdown}")
     write_text(out / "summary.tex", to_latex(config, comparisons))
-    rep.files += [out / "summary.csv", out / "summary.md", out / "summary.tex"]
+    rep.text = to_text(config, comparisons)
+    write_text(out / "summary.txt", rep.text)
+    rep.files += [out / "summary.csv", out / "summary.md", out / "summary.tex", out / "summary.txt"]
     page = Page(f"{config.name} — recdiv report").heading(config.name, 1)
     if config.description:
         page.add(f"<p>{html.escape(config.description)}</p>")
@@ -460,7 +476,7 @@ def _build_report(out: Path, loaded) -> Report:
     for d, cmp in comparisons.items():
         splits = next(x.splits for x in config.datasets if x.key == d)
         page.heading(d).note(f"splits: {', '.join(splits)}")
-        page.add(tables.to_html(cmp.means_table(4, lead="baseline", note=_note(config))))
+        page.add(tables.to_html(cmp.means_table(4, lead="baseline", note=_note(config, intervals=True))))
         if cmp.pairs:
             page.add(_pairs_html(cmp))
         trade, means = dataset_charts(config, systems, cmp, d)

@@ -101,7 +101,7 @@ def _population(engine: Engine, p: Prepared, ranks: dict[str, tuple]) -> dict[st
             rows.append(row)
     n_users = len(engine.users(p))
     return {"rows": rows, "test": st.test, "correction": correction, "alpha": st.alpha, "users": n_users,
-            "note": cmp.note()}
+            "note": cmp.note(intervals=True)}
 
 
 # one user -------------------------------------------------------------------------------------------------------

@@ -141,7 +141,7 @@ def test_ranx(files, capsys):
 def test_lenskit(files, capsys):
     pytest.importorskip("lenskit")
     from lenskit.data import ItemList
-    from lenskit.metrics import NDCG, Hit, Precision, RecipRank, Recall
+    from lenskit.metrics import NDCG, Hit, Precision, Recall, RecipRank
     from lenskit.metrics.ranking import AveragePrecision
 
     d, qrels, run = files
