@@ -104,10 +104,12 @@ def main(args: argparse.Namespace) -> int:
                  unpredicted_note(measures, inputs, names[len(runs):])):
         if note:
             print(note, file=sys.stderr)
+    from recdiv.cli.evaluation import missing_input
+
     for m in measures:
         for need in m.NEEDS:
             if getattr(inputs.context, need, None) is None:
-                raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need} FILE")
+                raise ConfigError(missing_input(m, need))
     evaluation = evaluate(inputs.runs, inputs.qrels, measures, inputs.context, baseline=baseline)
     write_per_user(args, evaluation)
     if args.by_user:

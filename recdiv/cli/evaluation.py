@@ -52,6 +52,16 @@ def add_conventions_option(p: argparse.ArgumentParser) -> None:
                         "and parameters written in a measure still win (default: recdiv)")
 
 
+def missing_input(measure, need: str) -> str:
+    """The error for a measure whose context lacks `need`, naming an option the command has: the item similarity
+    of dist=latent-cosine comes from item factors, which only experiments and Python give."""
+    if need == "similarity":
+        return (f"{measure} compares items by latent factors, which the command line does not read: use "
+                "dist=cosine or dist=jaccard with --aspects FILE, dist=pearson with --train FILE, or an experiment "
+                "([metrics] similarity = \"latent-cosine\") or Python (EvalContext(similarity=LatentCosine(factors)))")
+    return f"{measure} needs `{need}` in the evaluation context: pass --{need} FILE"
+
+
 def add_input_options(p: argparse.ArgumentParser) -> None:
     """What `recdiv eval` and `recdiv compare` share about their files: the format of runs and qrels, and a file for
     the per-user values."""

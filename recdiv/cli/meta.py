@@ -95,10 +95,12 @@ def handler(args: argparse.Namespace) -> int:
         raise ConfigError("--analysis perturbation needs --aspects FILE (the aspects of the ideal orderings)")
     inputs = load_inputs(args.qrels, args.runs, train=args.train, aspects=args.aspects,
                          threshold=args.rel_threshold, population=args.population)
+    from recdiv.cli.evaluation import missing_input
+
     for m in parse_measures(measures):
         for need in m.NEEDS:
             if getattr(inputs.context, need, None) is None:
-                raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need} FILE")
+                raise ConfigError(missing_input(m, need))
     from recdiv.progress import Progress
 
     with Progress("meta") as bar:  # one stage per analysis and measure, each with its own ETA

@@ -234,15 +234,10 @@ def from_arrow(arrow: pa.Table, kind: str, where: str, first_row: int = 1, *, fi
 
 def _finish(table: Table, kind: str) -> Table:
     """The checks every door shares, and a run's score from its ranks when it has none."""
-    from recdiv.data.textio import check_duplicates
+    from recdiv.data.textio import check_duplicates, check_grades
 
     if kind == "qrels":
-        g = table["grade"]
-        bad = (g < GRADE_RANGE[0]) | (g > GRADE_RANGE[1])
-        if bad.any():
-            j = _first_row(bad)
-            raise table.error(f"grade must be between {GRADE_RANGE[0]} and {GRADE_RANGE[1]} (trec_eval's range), "
-                              f"got {float(g[j]):g}", j)
+        check_grades(table, _first_row)
         check_duplicates(table, ["user", "item"], "judgment")
     else:
         if "score" not in table.columns:

@@ -142,14 +142,25 @@ def parse_trec_run(path: str | Path) -> Table:
 def parse_trec_qrels(path: str | Path) -> Table:
     """TREC qrels (user 0 item grade, or user item grade) -> Table (user, item, grade)."""
     table = parse_table(path, QRELS_LAYOUTS, sep=None, comments=True, what="qrels file (user 0 item grade)")
-    g = table["grade"]
-    bad = (g < GRADE_RANGE[0]) | (g > GRADE_RANGE[1])
-    if bad.any():
-        j = int(np.flatnonzero(bad)[0])
-        raise table.error(f"grade must be between {GRADE_RANGE[0]} and {GRADE_RANGE[1]} (trec_eval's range), "
-                          f"got {float(g[j]):g}", j)
+    check_grades(table)
     check_duplicates(table, ["user", "item"], "judgment")
     return table
+
+
+def check_grades(table: Table, row=None) -> None:
+    """DataError at the first grade outside trec_eval's range −127..127; a grade that looks like a Unix time says
+    that the file looks like ratings (user item rating timestamp, MovieLens' u.data) and how to make qrels of it.
+    `row(bad)` gives the index of the first bad row (default: the first True)."""
+    g = table["grade"]
+    bad = (g < GRADE_RANGE[0]) | (g > GRADE_RANGE[1])
+    if not bad.any():
+        return
+    j = row(bad) if row is not None else int(np.flatnonzero(bad)[0])
+    msg = f"grade must be between {GRADE_RANGE[0]} and {GRADE_RANGE[1]} (trec_eval's range), got {float(g[j]):g}"
+    if float(g[j]) >= 1e8:
+        msg += ("; this looks like user item rating timestamp (a ratings file such as MovieLens' u.data), not "
+                "qrels (user 0 item grade): awk '{print $1, 0, $2, $3}' RATINGS > QRELS makes qrels of it")
+    raise table.error(msg, j)
 
 
 def parse_interactions_tsv(path: str | Path) -> Table:
