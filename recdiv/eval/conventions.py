@@ -73,7 +73,7 @@ CONVENTIONS: dict[str, Conventions] = {c.name: c for c in (
     Conventions("ranx", 1.0, "judged", "ranx (make_comparable=True): relevant ⇔ grade ≥ 1, mean over every query "
                 "of the qrels (0 without a list)"),
     Conventions("lenskit", 0.0, "judged", "LensKit 2025: every test item relevant, mean over every test user "
-                "(0 without a list), P over the list length, Recall and AP over min(|Rel|, K), binary nDCG "
+                "(0 without a list), P over the list length, Recall and AP over min(relevant, K), binary nDCG "
                 "with discount 1/log2(max(k, 2))",
                 {"P": {"den": "list"}, "Recall": {"den": "min"}, "AP": {"den": "min"},
                  "nDCG": {"gain": "binary", "disc": "jk"}, "DCG": {"gain": "binary", "disc": "jk"}}),
