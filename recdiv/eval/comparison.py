@@ -271,13 +271,6 @@ class Comparison:
         """The means table as an HTML fragment (CSS classes of `recdiv.eval.html`)."""
         return tables.to_html(self.means_table(digits, note=self.note(intervals=True)))
 
-    def to_report(self, title: str = "recdiv comparison") -> str:
-        """A self-contained HTML page (works offline): the table, what was tested, a chart of the means per
-        measure (`recdiv.eval.html.comparison_page`)."""
-        from recdiv.eval.html import comparison_page
-
-        return comparison_page(self, title)
-
     def to_table(self, digits: int = 4, width: int = tables.TEXT_WIDTH) -> str:
         """The terminal table (`tables.to_text`: fits `width` columns, `*` marks the best of a column), then per
         measure one row per tested pair: difference, its interval, p-values ("< 1/B" below a Monte Carlo test's

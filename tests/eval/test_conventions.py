@@ -211,7 +211,7 @@ def test_python_compare_and_experiment(files, tmp_path, capsys):
 
 
 def test_experiment_conventions(tmp_path):
-    from recdiv.experiment.config import MetricsConfig
+    from recdiv.experiment.spec.sections import MetricsConfig
 
     m = MetricsConfig(measures=["nDCG@10"], conventions="lenskit")
     assert (m.threshold, m.population) == (0.0, "judged")

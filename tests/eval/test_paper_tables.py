@@ -8,7 +8,7 @@ import numpy as np
 
 from recdiv.eval import tables
 from recdiv.eval.results import Results
-from recdiv.experiment.config import StatisticsConfig
+from recdiv.experiment.spec.sections import StatisticsConfig
 from tests.eval.test_report_stack import compile_latex
 
 
