@@ -26,9 +26,9 @@ import argparse
 import json
 import sys
 
-from recdiv.cli.options import finite_float, positive_int, seed
+from recdiv.cli.options import Paths, at_most, finite_float, seed
 from recdiv.errors import ConfigError
-from recdiv.outputs import check_output_file
+from recdiv.limits import MAX_SAMPLES
 
 
 def configure_compare(p: argparse.ArgumentParser) -> None:
@@ -64,7 +64,7 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
                    help="relevance threshold τ (default 4; 1 with --subtopics)")
     p.add_argument("--population", choices=("relevant", "judged"), default="relevant")
     p.add_argument("--seed", type=seed, default=0, help="seed of the randomisation/bootstrap tests (≥ 0)")
-    p.add_argument("--samples", type=positive_int, default=None,
+    p.add_argument("--samples", type=at_most(MAX_SAMPLES), default=None,
                    help="Monte Carlo samples (default 100000 permutation, 1000 bootstrap, 10000 tukey)")
     p.add_argument("--alpha", type=finite_float, default=0.05, help="significance level of the markers")
     p.add_argument("--alternative", choices=("two-sided", "greater", "less"), default="two-sided")
@@ -77,7 +77,9 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
                    help="also test inside user groups: profile-size[:q] or popularity[:q] (quantiles; need --train) "
                         "or a user<TAB>group file")
     p.add_argument("-o", "--output", default=None, help="write the report to this file (atomically)")
-    p.set_defaults(func=handler)
+    from recdiv.cli.eval import INPUTS
+
+    p.set_defaults(func=handler, paths=Paths(INPUTS, {"output": "-o"}))
 
 
 def _preference_report(measure, runs, names, baseline, inputs, args, correction) -> dict:
@@ -126,16 +128,17 @@ def _format_preferences(rep: dict, fmt: str) -> str:
     note = (f"{rep['measure']}: preference of a over b per user; sign test ({rep['alternative']}), "
             f"{rep['correction']} correction, α = {rep['alpha']}.")
     if fmt == "latex":
-        def esc(t):
-            return t.replace("_", r"\_").replace("&", r"\&").replace("%", r"\%").replace("#", r"\#")
+        from recdiv.escape import latex
 
         lines = [r"\begin{tabular}{llrrrrrr}", r"\toprule", " & ".join(head) + r" \\", r"\midrule"]
-        lines += [" & ".join(esc(c) for c in r) + r" \\" for r in rows]
-        return "\n".join([*lines, r"\bottomrule", r"\end{tabular}", "% " + note]) + "\n"
+        lines += [" & ".join(latex(c) for c in r) + r" \\" for r in rows]
+        return "\n".join([*lines, r"\bottomrule", r"\end{tabular}", "% " + latex(note)]) + "\n"
     if fmt == "markdown":
+        from recdiv.escape import markdown
+
         lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
-        return "\n".join(lines) + "\n\n" + note + "\n"
+        lines += ["| " + " | ".join(map(markdown, r)) + " |" for r in rows]
+        return "\n".join(lines) + "\n\n" + markdown(note) + "\n"
     widths = [max(len(x) for x in col) for col in zip(head, *rows)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [head, *rows]]
     return "\n".join(lines) + "\n" + note + "\n"
@@ -168,8 +171,6 @@ def handler(args: argparse.Namespace) -> int:
     if not 0 < args.alpha < 1:
         raise ConfigError("--alpha must be in (0, 1)")
     measures = [parse_measure(m) for m in measure_names]
-    if args.output:
-        check_output_file(args.output, "-o")
     if args.subtopics:  # every positional argument is a run
         args.qrels, args.runs = None, [args.qrels, *args.runs]
     inputs = load_inputs(args.qrels, args.runs, subtopics=args.subtopics, train=args.train, aspects=args.aspects,

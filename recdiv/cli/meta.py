@@ -18,12 +18,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from recdiv.cli.options import finite_float, positive_int, seed
+from recdiv.cli.options import Paths, at_most, finite_float, positive_int, seed
 from recdiv.errors import ConfigError
-from recdiv.outputs import check_output_dir, check_output_file
+from recdiv.limits import MAX_LEVELS, MAX_ROBUSTNESS_SAMPLES, MAX_SAMPLES
 
 
 def _floats(text: str) -> list[float]:
+    if text.count(",") >= MAX_LEVELS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_LEVELS:,} levels (see docs/limits.md)")
     try:
         return [float(x) for x in text.split(",") if x.strip()]
     except ValueError:
@@ -46,10 +48,12 @@ def configure_meta(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rel-threshold", type=finite_float, default=4.0, help="relevance threshold τ (default 4)")
     p.add_argument("--population", choices=("relevant", "judged"), default="relevant",
                    help="users averaged over: with >= 1 relevant test item (default) or >= 1 judged item")
-    p.add_argument("--samples", type=positive_int, default=100_000, help="randomisation samples of dp (default 100000)")
-    p.add_argument("--asl-samples", type=positive_int, default=1000, help="bootstrap samples of asl (default 1000)")
+    p.add_argument("--samples", type=at_most(MAX_SAMPLES), default=100_000,
+                   help="randomisation samples of dp (default 100000)")
+    p.add_argument("--asl-samples", type=at_most(MAX_SAMPLES), default=1000,
+                   help="bootstrap samples of asl (default 1000)")
     p.add_argument("--alpha", type=finite_float, default=0.05, help="significance level of the ASL share (0.05)")
-    p.add_argument("--robustness-samples", type=positive_int, default=50,
+    p.add_argument("--robustness-samples", type=at_most(MAX_ROBUSTNESS_SAMPLES), default=50,
                    help="samples per sparsity level (default 50)")
     p.add_argument("--sparsity-levels", type=_floats, default=None, metavar="F,F,...",
                    help="fractions of test ratings kept (default 1.00,0.95,...,0.05)")
@@ -61,7 +65,8 @@ def configure_meta(p: argparse.ArgumentParser) -> None:
     p.add_argument("--plots", type=Path, default=None, metavar="DIR", help="write one SVG per curve into DIR")
     p.add_argument("--html", type=Path, default=None, metavar="FILE", help="write an interactive HTML page")
     p.add_argument("-o", "--output", default=None, help="write the text/JSON to this file (atomically)")
-    p.set_defaults(func=handler)
+    p.set_defaults(func=handler, paths=Paths(("qrels", "runs", "train", "aspects"), {"output": "-o", "html": "--html"},
+                                             {"plots": ("--plots", ("*.svg",))}))
 
 
 def handler(args: argparse.Namespace) -> int:
@@ -72,11 +77,6 @@ def handler(args: argparse.Namespace) -> int:
     from recdiv.eval.meta.study import DEFAULT_ANALYSES, MetaOptions, meta_study
 
     measures = [str(m) for m in parse_measures(args.measures)]  # unknown names fail before any file is read
-    for option, path in (("-o", args.output), ("--html", args.html)):
-        if path is not None:
-            check_output_file(path, option)
-    if args.plots is not None:
-        check_output_dir(args.plots, "--plots")
     if not 0 < args.alpha < 1:
         raise ConfigError("--alpha must be in (0, 1)")
     options = MetaOptions(dp_samples=args.samples, asl_samples=args.asl_samples, alpha=args.alpha,
@@ -120,13 +120,13 @@ def handler(args: argparse.Namespace) -> int:
 
 
 def _write_html(study, args) -> None:
-    from recdiv.data.textio import atomic_write
+    from recdiv.escape import html
     from recdiv.eval.html import Page
+    from recdiv.outputs import write_text
 
     page = Page("recdiv meta-evaluation").heading("Meta-evaluation", 1)
     page.note(f"qrels {args.qrels}; {len(study.systems)} systems: {', '.join(study.systems)}; measures: "
               f"{', '.join(study.measures)}; seed {study.options.seed}.")
-    page.add(f"<pre>{__import__('html').escape(study.to_text())}</pre>")
+    page.add(f"<pre>{html(study.to_text())}</pre>")
     page.charts([c for _, c in study.charts()])
-    with atomic_write(args.html) as fh:
-        fh.write(page.render())
+    write_text(args.html, page.render())

@@ -21,10 +21,9 @@ import argparse
 import sys
 import time
 
-from recdiv.cli.options import positive_int, seed
+from recdiv.cli.options import Paths, positive_int, seed
 from recdiv.cli.params import parse_params
 from recdiv.errors import ConfigError
-from recdiv.outputs import check_output_file
 
 SIMILARITIES = ("cosine", "jaccard", "latent-cosine", "pearson")  # for --help (recdiv.aspects.similarity has them)
 
@@ -58,7 +57,7 @@ def configure_rerank(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=seed, default=0, help="seed for randomised rerankers (≥ 0, default 0)")
     p.add_argument("--tag", help="run tag of the output (default: the reranker's name)")
     p.add_argument("-o", "--output", required=True, help="output TREC run")
-    p.set_defaults(func=run_rerank)
+    p.set_defaults(func=run_rerank, paths=Paths(("run", "aspects", "train", "factors"), {"output": "-o"}))
 
 
 def _check_options(args, needs: tuple[str, ...], name: str) -> None:
@@ -109,7 +108,6 @@ def run_rerank(args) -> int:
     needs = tuple(reranker.NEEDS)
     _check_options(args, needs, reranker.NAME)
     t0 = time.perf_counter()
-    check_output_file(args.output, "-o")
     run = parse_trec_run(args.run)
     asp = parse_item_aspects_tsv(args.aspects) if args.aspects else None
     train = parse_interactions_tsv(args.train) if args.train else None

@@ -18,8 +18,9 @@ import numpy as np
 import pandas as pd
 
 from recdiv.data.interactions import Split
-from recdiv.data.textio import atomic_write, write_interactions_tsv, write_item_aspects_tsv, write_trec_qrels
+from recdiv.data.textio import write_interactions_tsv, write_item_aspects_tsv, write_trec_qrels
 from recdiv.errors import ConfigError
+from recdiv.outputs import write_text
 
 __all__ = ["EXPORT_FILES", "Export", "export_split", "relevance_threshold"]
 
@@ -73,8 +74,7 @@ def export_split(split: Split, folder: str | Path, *, source: str, aspects: pd.D
         write_item_aspects_tsv(aspects, files[-1])
     text = readme(split, source=source, qrels=qrels, train=train, aspects=aspects, aspect_name=aspect_name, tau=tau)
     files.append(folder / "README.txt")
-    with atomic_write(files[-1]) as fh:
-        fh.write(text)
+    write_text(files[-1], text)
     n_users = qrels["user"].nunique()
     summary = (f"{source}: {len(train):,} training interactions, {len(qrels):,} judgments of {n_users:,} test users"
                + (f", {len(aspects):,} (item, aspect) pairs of {aspect_name}" if aspects is not None else "")

@@ -25,6 +25,7 @@ import numpy as np
 
 from recdiv.errors import ConfigError
 from recdiv.eval.context import EvalContext, RunView
+from recdiv.limits import MAX_CUTOFF, at_most
 from recdiv.registry import Registry
 
 if TYPE_CHECKING:
@@ -157,6 +158,8 @@ class Measure:
             raise ConfigError(f"{self.NAME} needs a cutoff, e.g. {self.NAME}@10")
         if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int | np.integer) or cutoff < 1):
             raise ConfigError(f"cutoff must be a positive integer, got {cutoff!r}")
+        if cutoff is not None:
+            at_most(f"cutoff of {self.NAME}", int(cutoff), MAX_CUTOFF)
         full = {p.name: p.default for p in self.PARAMS}
         for k, v in params.items():
             full[k] = declared[k].coerce(self.NAME, v)

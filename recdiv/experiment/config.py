@@ -19,6 +19,8 @@ from pydantic import Field, PrivateAttr, ValidationError, field_validator, model
 
 from recdiv.config import Config, key_path
 from recdiv.errors import ConfigError
+from recdiv.experiment.estimate import estimate_systems
+from recdiv.limits import MAX_LEVELS, MAX_NESTING, MAX_ROBUSTNESS_SAMPLES, MAX_SAMPLES, at_most, nesting_depth
 
 Scalar = bool | int | float | str
 
@@ -135,6 +137,7 @@ def expand_recommender_grids(data: Any) -> Any:
     point (label "KEY(k=v,...)"); references to it in diversifiers[].recommenders name all its points."""
     if not isinstance(data, dict) or not isinstance(data.get("recommenders"), list):
         return data
+    estimate_systems(data)
     out, points_of = [], {}
     for r in data["recommenders"]:
         if not isinstance(r, dict) or not r.get("grid") or r.get("select") is not None:
@@ -293,12 +296,14 @@ class MetaConfig(_Config):
     analyses: list[Literal["dp", "asl", "sparsity", "popularity", "perturbation"]] = Field(
         default_factory=lambda: ["dp", "asl"], min_length=1)
     measures: list[str] | None = Field(None, description="default: the per-user measures of metrics.measures")
-    samples: int = Field(100_000, ge=1, description="randomisation samples of dp")
-    asl_samples: int = Field(1000, ge=1, description="bootstrap samples of asl")
+    samples: int = Field(100_000, ge=1, le=MAX_SAMPLES, description="randomisation samples of dp")
+    asl_samples: int = Field(1000, ge=1, le=MAX_SAMPLES, description="bootstrap samples of asl")
     alpha: float = Field(0.05, gt=0, lt=1)
-    robustness_samples: int = Field(50, ge=1, description="samples per sparsity level")
-    sparsity_levels: list[float] | None = Field(None, description="fractions kept (default 1.00, 0.95, …, 0.05)")
-    popularity_levels: list[float] | None = Field(None, description="% of top items removed (default 0..20)")
+    robustness_samples: int = Field(50, ge=1, le=MAX_ROBUSTNESS_SAMPLES, description="samples per sparsity level")
+    sparsity_levels: list[float] | None = Field(None, max_length=MAX_LEVELS,
+                                                description="fractions kept (default 1.00, 0.95, …, 0.05)")
+    popularity_levels: list[float] | None = Field(None, max_length=MAX_LEVELS,
+                                                  description="% of top items removed (default 0..20)")
     perturbation_k: int = Field(10, ge=1, description="list length of the perturbed ideal orderings")
     perturbation_families: list[Literal["bottom_to_top", "redundant_aspect", "aspect_swap"]] = Field(
         default_factory=lambda: ["bottom_to_top", "redundant_aspect", "aspect_swap"], min_length=1)
@@ -482,9 +487,13 @@ def load_experiment(path: str | Path) -> ExperimentConfig:
     except OSError as e:  # permission, a symlink loop, an I/O error: the user's file, not a bug
         raise ConfigError(f"{path}: cannot read the experiment file: {e.strerror or e}") from None
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        at_most("nesting depth", nesting_depth(text), MAX_NESTING, "tables and arrays inside each other")
+        data = tomllib.loads(text)
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not valid UTF-8 text") from None
+    except ConfigError as e:
+        raise ConfigError(f"{path}: {e}") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from None
     return validate(data, str(path))

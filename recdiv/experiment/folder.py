@@ -32,9 +32,8 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from recdiv.errors import ConfigError, DataError
-from recdiv.experiment.cache import write_bytes
 from recdiv.experiment.config import ExperimentConfig
-from recdiv.outputs import check_output_dir, write_error
+from recdiv.outputs import check_output_dir, write_bytes, write_error
 
 RESULT_FILES = ("experiment.json", "systems.json", "scores.parquet", "system_scores.parquet", "selection.json",
                 "groups.parquet", "meta.json")

@@ -23,7 +23,6 @@ the mean over all (split, user) pairs and a test compares the same (split, user)
 
 from __future__ import annotations
 
-import html
 import json
 import re
 from dataclasses import dataclass, field
@@ -34,12 +33,13 @@ import numpy as np
 import pandas as pd
 
 from recdiv.errors import ConfigError
+from recdiv.escape import csv_cell, html, markdown
 from recdiv.eval import tables
 from recdiv.eval.tables import DOWN, UP
-from recdiv.experiment.cache import write_text
 from recdiv.experiment.config import ExperimentConfig
 from recdiv.experiment.folder import read_manifest, read_results, update_manifest
 from recdiv.experiment.stamps import report_key, report_record, report_up_to_date
+from recdiv.outputs import write_text
 
 SUMMARY_COLUMNS = ["dataset", "system", "measure", "mean", "ci_low", "ci_high", "n", "baseline", "p_value",
                    "p_adjusted", "effect_size", "marker", "difference", "diff_ci_low", "diff_ci_high"]
@@ -269,13 +269,21 @@ def _finite(x):
     return x
 
 
+def _text_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with its text cells safe in a spreadsheet (`recdiv.escape.csv_cell`); numbers unchanged."""
+    frame = frame.copy()
+    for c in frame.select_dtypes(include="object").columns:
+        frame[c] = frame[c].map(csv_cell)
+    return frame
+
+
 def _slug(*parts: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", "_".join(parts)).strip("-")[:100]
 
 
 # html -----------------------------------------------------------------------------------------------------------
 def _pairs_html(cmp) -> str:
-    e = html.escape
+    e = html
     rows = []
     for pc in cmp.pairs:
         rows.append(f"<tr><td>{e(pc.a)}</td><td>{e(pc.b)}</td><td>{e(pc.measure)}</td>"
@@ -324,7 +332,7 @@ def _meta_section(page, config: ExperimentConfig, res, split_meta: dict, dataset
     if charts:
         page.heading("Meta-evaluation", 3)
         if study is not None:
-            page.add(f"<pre class='note'>{html.escape(study.to_text())}</pre>")
+            page.add(f"<pre class='note'>{html(study.to_text())}</pre>")
         page.note("Discriminative power: pairwise p-values sorted decreasingly (Valcarce: randomisation test, "
                   "DP = Σ p, lower = more discriminative; Sakai: bootstrap ASL). Robustness: Kendall τ_b between "
                   "the system ranking on degraded test sets and on the full one."
@@ -355,7 +363,7 @@ def _group_part(page, config: ExperimentConfig, out: Path, dataset: str, res, sy
                      if spec.startswith("popularity") else "Groups from the file."))
         for g, cmp in parts.items():
             n = next(iter(cmp.n[cmp.measures[0]].values()))
-            page.add(f"<details><summary>{html.escape(g)} — {n} (split, user) pairs</summary>"
+            page.add(f"<details><summary>{html(g)} — {n} (split, user) pairs</summary>"
                      + tables.to_html(cmp.means_table(4, lead="baseline", note="")) + "</details>")
             frames.append(cmp.to_frame().assign(dataset=dataset, groups=spec, group=g))
     return frames
@@ -363,7 +371,7 @@ def _group_part(page, config: ExperimentConfig, out: Path, dataset: str, res, sy
 
 def _selection_html(selections: dict) -> str:
     """The grid point each recommender with `select` chose on each split, and the validation value of every point."""
-    e = html.escape
+    e = html
     rows = []
     for d, splits in selections.items():
         for spec, recs in splits.items():
@@ -427,14 +435,14 @@ def _build_report(out: Path, loaded) -> Report:
     comparisons = _comparisons(config, systems, scores, system_scores, results)
     summary = _summary(comparisons)
     rep = Report(out, summary=summary)
-    write_text(out / "summary.csv", summary.to_csv(index=False, float_format="%.6g"))
+    write_text(out / "summary.csv", _text_cells(summary).to_csv(index=False, float_format="%.6g"))
     rep.markdown = to_markdown(config, comparisons)
-    write_text(out / "summary.md", f"# {config.name}\n\n{rep.markdown}")
+    write_text(out / "summary.md", f"# {markdown(config.name)}\n\n{rep.markdown}")
     write_text(out / "summary.tex", to_latex(config, comparisons))
     rep.files += [out / "summary.csv", out / "summary.md", out / "summary.tex"]
     page = Page(f"{config.name} — recdiv report").heading(config.name, 1)
     if config.description:
-        page.add(f"<p>{html.escape(config.description)}</p>")
+        page.add(f"<p>{html(config.description)}</p>")
     page.note(f"{len(systems)} systems; candidates: top-{config.candidates.n} reranked to {config.candidates.k}; "
               f"relevance threshold τ = {config.metrics.threshold:g}; seed {config.seed}. Files: summary.csv, "
               "summary.md, summary.tex (pdflatex), plots/*.svg, scores.parquet (per-user values).")
@@ -472,7 +480,7 @@ def _build_report(out: Path, loaded) -> Report:
             rep.files.append(path)
     if group_rows:
         groups_csv = pd.concat(group_rows, ignore_index=True)
-        write_text(out / "groups.csv", groups_csv.to_csv(index=False, float_format="%.6g"))
+        write_text(out / "groups.csv", _text_cells(groups_csv).to_csv(index=False, float_format="%.6g"))
         rep.files.append(out / "groups.csv")
     if config.meta is not None:
         write_text(out / "meta_summary.json", json.dumps(_finite(meta_summary), indent=1, allow_nan=False))

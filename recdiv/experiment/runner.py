@@ -34,7 +34,7 @@ from typing import Any
 import pandas as pd
 
 from recdiv.errors import ConfigError, RecdivError
-from recdiv.experiment.cache import Store, frame_bytes, hash_config, write_bytes, write_json
+from recdiv.experiment.cache import Store, frame_bytes, hash_config, write_json
 from recdiv.experiment.checks import check_executor, check_run
 from recdiv.experiment.config import ExperimentConfig, RecommenderSpec, fmt_param
 from recdiv.experiment.folder import begin_commit, check_output, end_commit
@@ -58,6 +58,7 @@ from recdiv.experiment.stages import (
     save_space,
 )
 from recdiv.experiment.stamps import inputs_key, inputs_record, stampable, unchanged_run
+from recdiv.outputs import write_bytes
 
 STAGES = ("fit", "candidates", "aspects", "rerank", "scores")
 
