@@ -19,7 +19,7 @@ HOSTILE = ["\x1b[2J", "\x1b]0;title\x07", "<script>alert(1)</script>", "<img src
            "=HYPERLINK(\"http://x\")", "+1+1", "-2+3", "@SUM(A1)", "\u202eevil\u202c", "\u2066iso\u2069", "x\x9b31m",
            "$x^2$", "a_b_c", "_em_", "&amp;", "\\", "{}%#~^", "é ü τ ≥", "\x00nul", "\x7fdel", "<!--", "</script>"]
 TEXT = st.one_of(st.sampled_from(HOSTILE), st.text(max_size=40),
-                 st.lists(st.sampled_from(HOSTILE + ["x", " ", "0"]), max_size=6).map("".join))
+                 st.lists(st.sampled_from([*HOSTILE, "x", " ", "0"]), max_size=6).map("".join))
 INVISIBLE = re.compile(escape._INVISIBLE_ALL.pattern)
 
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from recdiv import outputs
 from recdiv.cli import main
-from recdiv.errors import ConfigError, DataError
+from recdiv.errors import DataError
 
 RUN = "".join(f"u{u} Q0 i{i} {r} {10 - r} sys\n" for u in range(1, 4) for r, i in enumerate(range(u, u + 5), 1))
 RUN2 = "".join(f"u{u} Q0 i{i} {r} {10 - r} two\n" for u in range(1, 4) for r, i in enumerate(range(5, 0, -1), 1))

@@ -144,11 +144,20 @@ def _format_preferences(rep: dict, fmt: str) -> str:
     return "\n".join(lines) + "\n" + note + "\n"
 
 
+def same_lists(runs: dict) -> list[tuple[str, str]]:
+    """Pairs of runs that rank the same items in the same order for the same users (a run given twice, or a copy)."""
+    import numpy as np
+
+    names = list(runs)
+    return [(a, b) for i, a in enumerate(names) for b in names[i + 1:]
+            if np.array_equal(runs[a].users, runs[b].users) and np.array_equal(runs[a].items, runs[b].items)]
+
+
 def handler(args: argparse.Namespace) -> int:
     # deferred: numpy, scipy and the metrics load only when the command runs
     from recdiv.cli.evaluation import sort_measure_args, state
     from recdiv.eval.catalog import parse_measure
-    from recdiv.eval.io import baseline_name, load_inputs, max_grade_note, run_names
+    from recdiv.eval.io import baseline_name, check_needs, load_inputs, max_grade_note, run_names
     from recdiv.eval.measure import PairwiseMeasure
     from recdiv.eval.results import Results
     from recdiv.eval.stats.corrections import canonical_correction
@@ -175,6 +184,7 @@ def handler(args: argparse.Namespace) -> int:
         args.qrels, args.runs = None, [args.qrels, *args.runs]
     inputs = load_inputs(args.qrels, args.runs, subtopics=args.subtopics, train=args.train, aspects=args.aspects,
                          threshold=args.rel_threshold, population=args.population, scale=args.rating_scale)
+    check_needs(measures, inputs, {"aspects": args.aspects, "train": args.train})
     note = max_grade_note(measures, inputs, args.subtopics or args.qrels)
     if note:
         print(note, file=sys.stderr)
@@ -183,6 +193,9 @@ def handler(args: argparse.Namespace) -> int:
         raise ConfigError("recdiv compare needs at least two runs")
     baseline = baseline_name(args.baseline, list(args.runs), names)
     runs = inputs.runs
+    for a, b in same_lists(runs):
+        print(f"recdiv compare: note: runs {a} and {b} hold the same lists: every difference between them is 0 and "
+              "their test says nothing", file=sys.stderr)
     pref = [m for m in measures if isinstance(m, PairwiseMeasure)]
     plain = [m for m in measures if not isinstance(m, PairwiseMeasure)]
     reports: list[tuple[str, object]] = []  # (kind, payload) in measure order

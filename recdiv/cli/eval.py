@@ -74,7 +74,7 @@ def main(args: argparse.Namespace) -> int:
     from recdiv.cli.evaluation import sort_measure_args, state
     from recdiv.eval.catalog import parse_measures
     from recdiv.eval.evaluate import evaluate
-    from recdiv.eval.io import baseline_name, load_inputs, max_grade_note, unpredicted_note
+    from recdiv.eval.io import baseline_name, check_needs, load_inputs, max_grade_note, unpredicted_note
 
     if args.list:
         sys.stdout.write(list_text())
@@ -95,16 +95,13 @@ def main(args: argparse.Namespace) -> int:
     inputs = load_inputs(qrels, runs, subtopics=args.subtopics, predictions=args.predictions, train=args.train,
                          aspects=args.aspects, previous=args.previous, threshold=args.rel_threshold,
                          population=population, scale=args.rating_scale)
+    check_needs(measures, inputs, {"aspects": args.aspects, "train": args.train})
     names = list(inputs.runs)
     baseline = baseline_name(args.baseline, [*runs, *args.predictions], names)
     for note in (max_grade_note(measures, inputs, args.subtopics or args.qrels),
                  unpredicted_note(measures, inputs, names[len(runs):])):
         if note:
             print(note, file=sys.stderr)
-    for m in measures:
-        for need in m.NEEDS:
-            if getattr(inputs.context, need, None) is None:
-                raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need} FILE")
     evaluation = evaluate(inputs.runs, inputs.qrels, measures, inputs.context, baseline=baseline)
     if args.by_user:
         text = format_by_user(evaluation)

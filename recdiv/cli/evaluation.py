@@ -79,14 +79,16 @@ def _n(count: int, what: str) -> str:
     return f"{count:,} {what}{'' if count == 1 else 's'}"
 
 
-def statement(command: str, context: EvalContext, coverages: Sequence[RunCoverage], n_judged: int) -> list[str]:
-    """Lines saying how the numbers were computed: the relevance threshold, the population averaged over and, per
-    run, which users were evaluated, which have no list (score 0) and which were ignored; a warning line for a run
-    none of whose users is evaluated (the numbers would be all zero)."""
+def statement(command: str, context: EvalContext, coverages: Sequence[RunCoverage], n_judged: int,
+              record: object = None) -> list[str]:
+    """Lines saying how the numbers were computed: the relevance threshold (and the export record it came from),
+    the population averaged over and, per run, which users were evaluated, which have no list (score 0) and which
+    were ignored; a warning line for a run none of whose users is evaluated (the numbers would be all zero)."""
     tau = f"{context.threshold:g}"
     n_eval = coverages[0].evaluated if coverages else 0
     which = "a relevant test item" if context.population == "relevant" else "a judgment"
-    lines = [f"recdiv {command}: relevant ⇔ grade ≥ {tau} (--rel-threshold); mean over {_n(n_eval, 'user')}: those "
+    source = "--rel-threshold" if record is None else f"from {record}; --rel-threshold sets another"
+    lines = [f"recdiv {command}: relevant ⇔ grade ≥ {tau} ({source}); mean over {_n(n_eval, 'user')}: those "
              f"with {which} (--population {context.population}); an evaluated user without a list scores 0"]
     trec = f"trec_eval -c -l {tau}" + ("" if float(context.threshold).is_integer() else " (integer grades only)")
     if context.population == "relevant":
@@ -117,5 +119,5 @@ def state(command: str, inputs) -> None:
     from recdiv.eval.io import coverage
 
     judged = int((inputs.qrels.n_judged() > 0).sum())
-    for line in statement(command, inputs.context, coverage(inputs), judged):
+    for line in statement(command, inputs.context, coverage(inputs), judged, inputs.record):
         print(line, file=sys.stderr)

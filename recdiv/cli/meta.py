@@ -45,7 +45,8 @@ def configure_meta(p: argparse.ArgumentParser) -> None:
                    help="dp, asl, sparsity, popularity, perturbation (repeatable; default the first four)")
     p.add_argument("--train", default=None, help="training interactions TSV (popularity; novelty measures)")
     p.add_argument("--aspects", default=None, help="item-aspect TSV (perturbation; diversity measures)")
-    p.add_argument("--rel-threshold", type=finite_float, default=4.0, help="relevance threshold τ (default 4)")
+    p.add_argument("--rel-threshold", type=finite_float, default=None,
+                   help="relevance threshold τ (default 4, or the one a `recdiv data export` folder records)")
     p.add_argument("--population", choices=("relevant", "judged"), default="relevant",
                    help="users averaged over: with >= 1 relevant test item (default) or >= 1 judged item")
     p.add_argument("--samples", type=at_most(MAX_SAMPLES), default=100_000,
@@ -73,7 +74,7 @@ def handler(args: argparse.Namespace) -> int:
     import json
 
     from recdiv.eval.catalog import parse_measures
-    from recdiv.eval.io import load_inputs
+    from recdiv.eval.io import check_needs, coverage, load_inputs
     from recdiv.eval.meta.study import DEFAULT_ANALYSES, MetaOptions, meta_study
 
     measures = [str(m) for m in parse_measures(args.measures)]  # unknown names fail before any file is read
@@ -95,10 +96,11 @@ def handler(args: argparse.Namespace) -> int:
         raise ConfigError("--analysis perturbation needs --aspects FILE (the aspects of the ideal orderings)")
     inputs = load_inputs(args.qrels, args.runs, train=args.train, aspects=args.aspects,
                          threshold=args.rel_threshold, population=args.population)
-    for m in parse_measures(measures):
-        for need in m.NEEDS:
-            if getattr(inputs.context, need, None) is None:
-                raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need} FILE")
+    check_needs(parse_measures(measures), inputs, {"aspects": args.aspects, "train": args.train})
+    for c in coverage(inputs):  # meta-evaluation ranks the runs: a run that meets no evaluated user has no rank
+        if c.matched == 0:
+            raise ConfigError(f"run {c.run}: none of its users is evaluated (of {c.evaluated:,} users with a "
+                              "relevant test item): its values would all be those of an empty list")
     from recdiv.progress import Progress
 
     with Progress("meta") as bar:  # one stage per analysis and measure, each with its own ETA

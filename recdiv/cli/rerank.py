@@ -127,6 +127,7 @@ def run_rerank(args) -> int:
     ctx, described = _context(args, needs, items, users, asp, train, fac_ids, fac)
     cands = rankings_of(run, users, items, order=args.order)
     del run  # the parsed file (~100 MB for a 3 M-line run) is not needed any more: lower peak memory
+    _check_shared(args, needs, reranker.NAME, ctx, cands)
     from recdiv.progress import Progress
 
     with Progress(f"rerank {reranker.NAME}", len(cands.users)):
@@ -139,6 +140,24 @@ def run_rerank(args) -> int:
           f"(by {args.order}) → top {args.k}{described}; {time.perf_counter() - t0:.1f} s -> {args.output}",
           file=sys.stderr)
     return 0
+
+
+def _check_shared(args, needs, name: str, ctx, cands) -> None:
+    """ConfigError when the aspects or the training data share nothing with the run: the reranker would return
+    the input order with exit 0 (swapped aspect columns, another dataset's files)."""
+    listed = cands.items[cands.items >= 0]
+    uses_space = "aspects" in needs or (ctx.similarity is not None and (args.similarity or "cosine") in ("cosine",
+                                                                                                      "jaccard"))
+    if ctx.aspects is not None and uses_space and len(listed) and not ctx.aspects.has_aspects[listed].any():
+        what = f"--aspects {args.aspects}" if args.aspects else "the latent aspects"
+        raise ConfigError(f"{name}: no candidate item of {args.run} has an aspect in {what} (its items, e.g. "
+                          f"{str(cands.item_vocab.id_of(listed[:1])[0])!r}, are not the aspect file's; swapped "
+                          "columns or another dataset?)")
+    if ctx.train is not None and "train" in needs:
+        listed_users = cands.users[cands.lengths > 0]
+        if len(listed_users) and not (ctx.train.user_counts()[listed_users] > 0).any():
+            raise ConfigError(f"{name}: no user of {args.run} is in --train {args.train} (its users, e.g. "
+                              f"{str(cands.user_vocab.id_of(listed_users[:1])[0])!r}, have no profile there)")
 
 
 def _read_factors(args):

@@ -6,11 +6,16 @@
   the test rating for explicit data; 1 for every test interaction of implicit data (play counts are not grades);
 - ``aspects.tsv`` (when an item attribute is chosen): ``item<TAB>aspect[<TAB>weight]``, tab-separated so that
   aspect names with spaces (Last.fm tags such as ``hip hop``) survive (`rerank --aspects`, `eval --aspects`);
-- ``README.txt``: what each file is, its size, the rating scale and the relevance threshold to evaluate with.
+- ``README.txt``: what each file is, its size, the rating scale and the relevance threshold to evaluate with;
+- ``export.json``: the same facts for the commands: the relevance threshold the qrels need (``threshold``) and the
+  rating scale, which `recdiv eval`, `compare` and `meta` use for ``test.qrels`` when no ``--rel-threshold`` is
+  given (`recorded_threshold`) — an implicit-feedback export (every grade 1) is then evaluated at τ = 1, not at the
+  default 4, where no user would have a relevant item.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,9 +27,10 @@ from recdiv.data.textio import write_interactions_tsv, write_item_aspects_tsv, w
 from recdiv.errors import ConfigError
 from recdiv.outputs import write_text
 
-__all__ = ["EXPORT_FILES", "Export", "export_split", "relevance_threshold"]
+__all__ = ["EXPORT_FILES", "Export", "export_split", "recorded_threshold", "relevance_threshold"]
 
-EXPORT_FILES = ("train.tsv", "test.qrels", "aspects.tsv", "README.txt")
+EXPORT_FILES = ("train.tsv", "test.qrels", "aspects.tsv", "README.txt", "export.json")
+RECORD = "export.json"
 
 
 @dataclass(frozen=True)
@@ -75,11 +81,34 @@ def export_split(split: Split, folder: str | Path, *, source: str, aspects: pd.D
     text = readme(split, source=source, qrels=qrels, train=train, aspects=aspects, aspect_name=aspect_name, tau=tau)
     files.append(folder / "README.txt")
     write_text(files[-1], text)
+    scale = split.train.scale
+    record = {"source": source, "qrels": "test.qrels", "threshold": tau,
+              "rating_scale": None if scale is None else [float(scale[0]), float(scale[1])],
+              "feedback": split.test.kind}
+    files.append(folder / RECORD)
+    write_text(files[-1], json.dumps(record, indent=2, ensure_ascii=False) + "\n")
     n_users = qrels["user"].nunique()
     summary = (f"{source}: {len(train):,} training interactions, {len(qrels):,} judgments of {n_users:,} test users"
                + (f", {len(aspects):,} (item, aspect) pairs of {aspect_name}" if aspects is not None else "")
                + f" -> {folder}/ (relevant: grade ≥ {tau:g})")
     return Export(folder, tuple(files), tau, summary)
+
+
+def recorded_threshold(qrels: str | Path) -> tuple[float, Path] | None:
+    """(τ, the record) when `qrels` is the qrels file of a `recdiv data export` folder whose export.json records the
+    threshold it needs; None otherwise (or when the record is not one)."""
+    path = Path(qrels)
+    record = path.parent / RECORD
+    try:
+        data = json.loads(record.read_text(encoding="utf-8"))
+        if data.get("qrels") != path.name or not path.parent.samefile(record.parent):
+            return None
+        tau = data["threshold"]
+    except (OSError, ValueError, AttributeError, KeyError, TypeError):
+        return None
+    if isinstance(tau, bool) or not isinstance(tau, int | float) or tau != tau or abs(tau) == float("inf"):
+        return None
+    return float(tau), record
 
 
 def readme(split: Split, *, source: str, qrels: pd.DataFrame, train: pd.DataFrame, aspects: pd.DataFrame | None,

@@ -214,12 +214,21 @@ def _nan(v) -> float:
     return math.nan if f is None else f
 
 
+#: what makes a saved figure the same bytes every time: no creation date, element ids from a fixed salt
+_REPRODUCIBLE = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}}
+
+
 def save(fig, path, fmt: str | None = None, dpi: int = 150) -> None:
-    """Write a matplotlib Figure atomically (format from the suffix: png, svg or pdf)."""
+    """Write a matplotlib Figure atomically (format from the suffix: png, svg or pdf), byte-identical for the same
+    figure: SVG and PDF files carry no creation date, and SVG element ids come from a fixed salt instead of a
+    random one."""
     from pathlib import Path
+
+    import matplotlib
 
     from recdiv.outputs import atomic_write
 
     path = Path(path)
-    with atomic_write(path, "wb") as fh:
-        fig.savefig(fh, format=fmt or path.suffix.lstrip(".") or "png", dpi=dpi)
+    fmt = fmt or path.suffix.lstrip(".") or "png"
+    with atomic_write(path, "wb") as fh, matplotlib.rc_context({"svg.hashsalt": "recdiv"}):
+        fig.savefig(fh, format=fmt, dpi=dpi, metadata=_REPRODUCIBLE.get(fmt))
