@@ -26,7 +26,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("models", ("recdiv.models",)),
     ("components", ("recdiv.algorithms", "recdiv.diversifiers", "recdiv.eval")),
     ("experiment", ("recdiv.experiment",)),
-    ("cli", ("recdiv.cli", "recdiv.__main__")),
+    ("front ends", ("recdiv.cli", "recdiv.__main__", "recdiv.explore")),  # the command line and the explorer
 ]
 #: the components: siblings in one layer that must not import each other
 COMPONENTS = ("recdiv.algorithms", "recdiv.diversifiers", "recdiv.eval")

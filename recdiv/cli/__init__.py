@@ -33,6 +33,7 @@ COMMANDS: dict[str, Command] = {
     "run": Command("recdiv.cli.experiment", "run (or resume) an experiment described by a TOML file"),
     "report": Command("recdiv.cli.experiment", "rebuild summary tables and report.html from an output folder"),
     "demo": Command("recdiv.cli.experiment", "a complete experiment on the embedded synthetic dataset (offline)"),
+    "explore": Command("recdiv.cli.explore", "a live web page: move a diversity weight, see lists and measures change"),
 }
 
 

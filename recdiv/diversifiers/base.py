@@ -132,6 +132,15 @@ class Reranker(ABC):
         """Chosen candidate positions (n, k), −1 where a user has fewer than k candidates."""
 
 
+def candidate_block(candidates: Rankings, context: Context) -> CandidateBlock:
+    """All of `candidates` as one `CandidateBlock` in the context's item indices (what `Reranker.rerank` builds per
+    block of users)."""
+    items = _map_items(candidates, context)
+    scores = np.where(items >= 0, candidates.scores, np.nan).astype(np.float64)
+    return CandidateBlock(items, scores, items >= 0, _map_users(candidates, context), context,
+                          ids=np.asarray(candidates.users))
+
+
 def _map_items(candidates: Rankings, context: Context) -> np.ndarray:
     items = np.asarray(candidates.items, dtype=np.int64)
     vocab = context.items

@@ -74,6 +74,11 @@ class Calibrated(GreedyReranker):
         f = (1.0 - lam) * (st["sum_s"][:, None] + st["s"]) - lam * kl
         return np.where(st["off"][:, None], np.nan, f)
 
+    def relevance_term(self, st, block, remaining, t):
+        """(1 − λ)·Σ_{j∈S∪{i}} ŝ(j); the rest of f is −λ·C_KL (NaN where the user keeps the baseline order)."""
+        f = (1.0 - self.config.lambda_) * (st["sum_s"][:, None] + st["s"])
+        return np.where(st["off"][:, None], np.nan, f)
+
     def update(self, st, block, picked, t):
         rows = np.arange(block.n)
         ind = aspect_indicator(block)

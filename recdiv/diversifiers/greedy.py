@@ -11,17 +11,27 @@ A reranker states its objective and its state update by subclassing `GreedyReran
         def init_state(self, block): return {...}           # anything
         def objective(self, state, block, remaining, t): return values  # (n, N), NaN = skip
         def update(self, state, block, picked, t): ...      # picked (n,) positions, −1 = nothing picked
+        def relevance_term(self, state, block, remaining, t): ...  # optional: the objective's relevance part
+
+`trace(candidates, k, context)` runs the template and records, at the step each item was chosen, its objective and
+(where the reranker declares `relevance_term`) the objective's relevance and diversity parts (the explorer's view
+of a user's list; never used to rerank).
 """
 
 from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from recdiv.diversifiers.base import CandidateBlock, Reranker
+from recdiv.diversifiers.base import CandidateBlock, Reranker, candidate_block
+
+if TYPE_CHECKING:
+    from recdiv.data.rankings import Rankings
+    from recdiv.models.context import Context
 
 
 def greedy_select(
@@ -53,6 +63,20 @@ def greedy_select(
     return out
 
 
+@dataclass(frozen=True)
+class Trace:
+    """What `GreedyReranker.trace` records (users × k, NaN where nothing was chosen): positions of the chosen
+    candidates (−1 none), the objective f(i | S) of each chosen item at its step, and its relevance and diversity
+    parts (None when the reranker does not split its objective); steps: greedy steps recorded (0: the reranker
+    answered without the template)."""
+
+    positions: np.ndarray
+    objective: np.ndarray
+    relevance: np.ndarray | None
+    diversity: np.ndarray | None
+    steps: int
+
+
 class GreedyReranker(Reranker):
     """A reranker defined by an objective f(i | S) and a state update; the loop is `greedy_select`.
 
@@ -62,16 +86,51 @@ class GreedyReranker(Reranker):
     """
 
     def _rerank_block(self, block: CandidateBlock, k: int) -> np.ndarray:
-        if self._fused_applies():
+        steps = block.cache.get("trace")  # set by `trace`: run the template and record every step
+        if steps is None and self._fused_applies():
             out = self.fused(block, k)
             if out is not None:
                 return out
         state = self.init_state(block)
-        return greedy_select(
-            block.valid, k,
-            lambda remaining, t: self.objective(state, block, remaining, t),
-            lambda picked, t: self.update(state, block, picked, t),
-        )
+
+        def objective(remaining: np.ndarray, t: int) -> np.ndarray:
+            f = self.objective(state, block, remaining, t)
+            if steps is not None:
+                rel = self.relevance_term(state, block, remaining, t)
+                steps.append((np.array(np.broadcast_to(f, block.items.shape), dtype=np.float64),
+                               None if rel is None else np.array(np.broadcast_to(rel, block.items.shape),
+                                                                 dtype=np.float64)))
+            return f
+
+        return greedy_select(block.valid, k, objective, lambda picked, t: self.update(state, block, picked, t))
+
+    def trace(self, candidates: Rankings, k: int, context: Context) -> Trace:
+        """The greedy selection of `candidates` (a few users) with, at the step each item was chosen, its objective
+        f(i | S) and, when the reranker declares `relevance_term`, the relevance part and the rest (the diversity
+        part). The positions equal `rerank`'s unless the reranker answers a case without the template (e.g. MMR
+        with variant=ranksys and λ = 0 returns the baseline): then `steps` is 0."""
+        block = candidate_block(candidates, context)
+        steps: list = []
+        block.cache["trace"] = steps
+        kk = min(k, block.N)
+        pos = self._rerank_block(block, kk)
+        n = block.n
+        obj, rel = np.full((n, kk), np.nan), np.full((n, kk), np.nan)
+        rows = np.arange(n)
+        split = bool(steps) and all(r is not None for _, r in steps)
+        for t, (f, r) in enumerate(steps):
+            p = pos[:, t]
+            ok = p >= 0
+            obj[ok, t] = f[rows[ok], p[ok]]
+            if split:
+                rel[ok, t] = r[rows[ok], p[ok]]
+        return Trace(pos, obj, rel if split else None, obj - rel if split else None, len(steps))
+
+    def relevance_term(self, state: Any, block: CandidateBlock, remaining: np.ndarray, t: int) -> np.ndarray | None:
+        """The part of `objective` that rewards relevance (n, N), the rest being the diversity part; None (the
+        default) when the objective does not split that way (a product, a seat allocation). Read by `trace`
+        only."""
+        return None
 
     def fused(self, block: CandidateBlock, k: int) -> np.ndarray | None:
         """Chosen positions (n, k) from a compiled per-user loop equal to the template's, or None (use the template)."""

@@ -84,6 +84,12 @@ class MMR(GreedyReranker):
         nov = st["avgdist"]  # NaN for featureless candidates: no z-score, and left out of the others' statistics
         return (1.0 - lam) * zscore(block.scores, remaining) + lam * zscore(nov, remaining)
 
+    def relevance_term(self, st, block, remaining, t):
+        """λ·ŝ(i) (thesis) or (1 − λ)·z(s(i)) (ranksys); the rest of f is the similarity penalty / distance."""
+        if self.config.variant == "thesis":
+            return st["first"]
+        return (1.0 - self.config.lambda_) * zscore(block.scores, remaining)
+
     def update(self, st, block, picked, t):
         s = st["slice"](picked)
         if self.config.variant == "thesis":

@@ -43,3 +43,7 @@ class NGD(GreedyReranker):
 
     def objective(self, st, block, remaining, t):
         return st
+
+    def relevance_term(self, st, block, remaining, t):
+        """(1 − λ)·z(s(i)); the rest of f is the novelty term λ·z(nov(i))."""
+        return (1.0 - self.config.lambda_) * zscore(block.scores, block.valid)

@@ -77,5 +77,11 @@ class XQuAD(GreedyReranker):
             return (1.0 - lam) * zscore(block.scores, remaining) + lam * zscore(div, remaining)
         return (1.0 - lam) * st["rel"] + lam * div
 
+    def relevance_term(self, st, block, remaining, t):
+        """(1 − λ)·P(i|u) (or its z-score); the rest of f is the aspect-coverage term."""
+        if self.config.norm == "zscore":
+            return (1.0 - self.config.lambda_) * zscore(block.scores, remaining)
+        return (1.0 - self.config.lambda_) * st["rel"]
+
     def update(self, st, block, picked, t):
         st["U"] *= 1.0 - self.config.alpha * st["pua"].rows(picked)

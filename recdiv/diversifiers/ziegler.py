@@ -41,5 +41,10 @@ class Ziegler(GreedyReranker):
         rank_orig = np.arange(1, block.N + 1)[None, :]
         return -((1.0 - th) * rank_orig + th * rank_dis)
 
+    def relevance_term(self, st, block, remaining, t):
+        """−(1 − Θ_F)·rank_orig(b): the original rank's share of the merged rank (the rest: −Θ_F·rank_dis(b))."""
+        return np.broadcast_to(-(1.0 - self.config.theta_F) * np.arange(1, block.N + 1, dtype=np.float64),
+                               block.items.shape)
+
     def update(self, st, block, picked, t):
         st["csum"] += np.nan_to_num(st["slice"](picked), nan=0.0)

@@ -30,11 +30,13 @@ from recdiv.eval.meta.discriminative import discriminative_power
 from recdiv.eval.plots import plot_tradeoff
 from recdiv.eval.stats.corrections import adjust, canonical_correction
 from recdiv.eval.stats.significance import (
+    BOOTSTRAP_SAMPLES,
     MULTI_SYSTEM_TESTS,
     Alternative,
     canonical_test,
     cohens_dz,
     confidence_interval,
+    resample_counts,
     system_pair_pvalues,
 )
 from recdiv.eval.stats.tukey import TUKEY_SAMPLES, tukey_hsd
@@ -256,6 +258,8 @@ class Results:
             if m in self.system_measures:
                 continue
             Y = self.matrix(m)
+            if ci == "bootstrap" and Y.shape[1] >= 2 and "counts" not in ci_opts:  # drawn once for the table
+                ci_opts["counts"] = resample_counts(ci_opts.get("n_samples", BOOTSTRAP_SAMPLES), Y.shape[1], seed)
             mean_ci[m] = {s: _interval(Y[i], None, ci_opts) for i, s in enumerate(self.systems)}
             if not pairs:
                 continue

@@ -372,6 +372,11 @@ def _resample_counts(rng: np.random.Generator, n_samples: int, n: int) -> np.nda
     return np.bincount(flat.ravel(), minlength=n_samples * n).reshape(n_samples, n).astype(np.float64)
 
 
+def resample_counts(n_samples: int, n: int, seed: int | None = 0) -> np.ndarray:
+    """The B × n resampling counts of a bootstrap interval with `seed` (`confidence_interval`)."""
+    return _resample_counts(np.random.default_rng(seed), n_samples, n)
+
+
 def _studentised(counts: np.ndarray, W: np.ndarray) -> np.ndarray:
     """t* = mean(w*)/(sd(w*)/√n) of every bootstrap sample (rows of counts) for every column of W."""
     n = W.shape[0]
@@ -468,11 +473,13 @@ def pairwise_pvalues(
 
 
 def confidence_interval(x, y=None, level: float = 0.95, method: str = "t", *,
-                        n_samples: int = BOOTSTRAP_SAMPLES, seed: int | None = 0) -> tuple[float, float]:
+                        n_samples: int = BOOTSTRAP_SAMPLES, seed: int | None = 0,
+                        counts: np.ndarray | None = None) -> tuple[float, float]:
     """Confidence interval of the mean difference mean(x − y).
 
     method="t": mean(d) ± t_{(1+level)/2, n−1} · sd(d)/√n. method="bootstrap": percentile interval of the
-    means of B resamples of d (``default_rng(seed).integers(0, n, (B, n))``), `numpy.quantile` linear.
+    means of B resamples of d (``default_rng(seed).integers(0, n, (B, n))``), `numpy.quantile` linear; `counts`
+    (`resample_counts(n_samples, n, seed)`, the same matrix) saves drawing it again for every interval of a table.
     """
     d = _as_diff(x, y)
     if not 0 < level < 1:
@@ -485,7 +492,8 @@ def confidence_interval(x, y=None, level: float = 0.95, method: str = "t", *,
         half = float(stats.t.ppf((1 + level) / 2, n - 1)) * float(d.std(ddof=1)) / math.sqrt(n)
         return m - half, m + half
     if method == "bootstrap":
-        counts = _resample_counts(np.random.default_rng(seed), n_samples, n)
+        if counts is None or counts.shape != (n_samples, n):
+            counts = resample_counts(n_samples, n, seed)
         means = counts @ d / n
         lo, hi = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
         return float(lo), float(hi)
