@@ -54,6 +54,12 @@ def at_most(what: str, value: int | float, limit: int | float, why: str = "") ->
         raise ConfigError(f"{what} = {_num(value)}: at most {_num(limit)} ({reason}see {DOCS})")
 
 
+def check_cells(what: str, rows: int, cols: int) -> None:
+    """ConfigError before a dense rows × cols array is allocated when it exceeds `MAX_DENSE_CELLS`."""
+    at_most(f"{what}: {rows:,} × {cols:,} cells", rows * cols, MAX_DENSE_CELLS,
+            "a dense array built from the data; a sparse one would not need this")
+
+
 def product(sizes: Iterable[int]) -> int:
     """The product of `sizes` (the size of a grid), exact for any integers."""
     out = 1

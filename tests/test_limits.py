@@ -88,3 +88,21 @@ def test_deeply_nested_experiment_files_are_refused_before_parsing(files, capsys
 def test_nesting_depth_reads_strings_and_comments_as_text():
     text = 'a = "[[[[{{"  # [[[[\nb = \'\'\'\n[[[\n\'\'\'\nc.d.e = [1, [2, [3]]]\n[t]\nf = {g.h = 1}\n'
     assert limits.nesting_depth(text) == 3
+
+
+def test_an_item_with_too_many_aspects_is_refused(files, capsys):
+    many = "".join(f"i1\ttag{j}\n" for j in range(limits.MAX_ASPECTS_PER_ITEM + 1)) + "".join(
+        f"i{i}\tg\n" for i in range(2, 10))
+    (files / "many.tsv").write_text(many, "utf-8")
+    err = _refused(["eval", "t.qrels", "a.run", "-m", "alpha-nDCG@5", "--aspects", "many.tsv"], capsys)
+    assert "aspects of item 'i1' (aspects) = 10,001: at most 10,000" in err
+    err = _refused(["rerank", "a.run", "--method", "MMR", "--aspects", "many.tsv", "-o", "x.run"], capsys)
+    assert "aspects of item 'i1'" in err and not (files / "x.run").exists()
+
+
+def test_dense_arrays_from_the_data_are_bounded_before_allocation(files, capsys):
+    """30,000 items with an aspect each: a dense items × aspects indicator would hold 9·10⁸ cells."""
+    wide = "".join(f"i{i}\tg{i}\n" for i in range(1, 30_001))
+    (files / "wide.tsv").write_text(wide, "utf-8")
+    err = _refused(["eval", "t.qrels", "a.run", "-m", "nDCG-IA(weights=uniform)@5", "--aspects", "wide.tsv"], capsys)
+    assert "30,000 × 30,000 cells" in err or "× 30,000 cells" in err

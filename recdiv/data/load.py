@@ -13,6 +13,7 @@ from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from recdiv.data import lastfm, movielens, synthetic
 from recdiv.data._build import attribute_from_pairs
+from recdiv.data._source import optional_file
 from recdiv.data.interactions import Dataset, Interactions
 from recdiv.data.locate import dataset_path
 from recdiv.data.textio import read_interactions_tsv, read_item_aspects_tsv
@@ -35,7 +36,7 @@ def detect_format(folder: str | Path) -> str:
     """The format name of an unpacked dataset folder, from the files it holds."""
     folder = Path(folder)
     for name, marker, _ in FORMATS:
-        if (folder / marker).is_file():
+        if optional_file(folder / marker):  # a broken link in place of the file is an error naming it
             return name
     expected = ", ".join(m for _, m, _ in FORMATS)
     raise DataError(f"unknown dataset format: none of the expected files ({expected}) is in this folder", folder)

@@ -217,6 +217,20 @@ class Measure:
         largest test grade when no scale is declared): graded gains normalised by r_max, ERR's 2^{g_max}."""
         return False
 
+    def depth_bound(self) -> bool:
+        """Whether the value at a cutoff beyond the data's depth (`RunView.depth`: the longest list, the most judged
+        items of a user, the longest previous list) is the value at that depth — true of every measure that sums
+        over the positions of a list and of its ideal list. Measures with K in their formula (P@K divides by K) say
+        False and keep their arrays within the lists themselves."""
+        return True
+
+    def at_depth(self, view) -> Measure:
+        """This measure, or the same measure at the data's depth when its cutoff is beyond it and `depth_bound`:
+        the work of a cutoff of 10⁹ is the work of the longest list (recdiv.limits)."""
+        if self.cutoff is None or self.cutoff <= view.depth or not self.depth_bound():
+            return self
+        return self @ view.depth
+
     def _check_context(self, context: EvalContext) -> None:
         for need in self.NEEDS:
             if getattr(context, need, None) is None:
@@ -234,7 +248,8 @@ class PerUserMeasure(Measure):
         """Per-user values over the evaluated population (`RunView.of(context, ...).users` order)."""
         context = context or EvalContext()
         self._check_context(context)
-        return self.compute(self.run_view(rankings, qrels, context))
+        view = self.run_view(rankings, qrels, context)
+        return self.at_depth(view).compute(view)
 
     def run_view(self, rankings: Rankings, qrels: Qrels, context: EvalContext):
         """The `RunView` this measure computes on: the context's (a measure with its own relevance level, `rel=`,

@@ -29,6 +29,7 @@ from recdiv.eval.metrics.intents import (
     run_arrays,
 )
 from recdiv.eval.params import IDEAL_TIES, REDUNDANCY, WEIGHTS
+from recdiv.limits import check_cells
 from recdiv.models.discount import LogDiscount, ReciprocalDiscount
 from recdiv.models.relevance import is_judged, is_relevant, stop_probability
 
@@ -89,6 +90,9 @@ class AlphaDCG(_AspectMeasure):
     def uses_max_grade(self) -> bool:
         return self.gain == "graded"
 
+    def depth_bound(self) -> bool:
+        return self.norm == "none"  # ndeval's ideal-ideal sums over every rank up to K
+
     def compute(self, view):
         k = cutoff_of(self, view)
         graded = self.gain == "graded"
@@ -101,8 +105,10 @@ class AlphaDCG(_AspectMeasure):
 
 
 def _alpha_dcg(view, k: int, alpha: float, graded: bool, disc: np.ndarray) -> np.ndarray:
-    """Σ_{k≤K} G(k)·disc_k of the run for every evaluated user."""
-    return alpha_run_gains(view, k, alpha, graded) @ disc
+    """Σ_{k≤K} G(k)·disc_k of the run for every evaluated user (positions past the lists add nothing: the gains are
+    computed within them, so a large K allocates no users × K array)."""
+    w = min(k, max(int(view.items.shape[1]), 1))
+    return alpha_run_gains(view, w, alpha, graded) @ disc[:w]
 
 
 def _alpha_err(view, measure, k: int) -> np.ndarray:
@@ -130,6 +136,9 @@ class ERRIA(_AspectMeasure):
 
     def uses_max_grade(self) -> bool:
         return self.variant == "ranksys"
+
+    def depth_bound(self) -> bool:
+        return self.variant != "ndeval"  # ndeval's ideal-ideal sums over every rank up to K
 
     def compute(self, view):
         k = cutoff_of(self, view)
@@ -195,6 +204,7 @@ class NDCGIA(_AspectMeasure):
         space = aspect_space(view)
         dense = aspect_matrix(view)
         disc = LOG.positions(k)
+        check_cells(f"{self}: users × aspects", len(view.users), space.n_aspects)
         dcg = np.zeros((len(view.users), space.n_aspects))
         for sl, _items, grades, asp in self._chunks(view, k):
             dcg[sl] = np.einsum("nka,k->na", asp * self._gain(grades, view.threshold)[:, :, None], disc)
@@ -224,9 +234,12 @@ class PIA(_AspectMeasure):
     CITATION = "Agrawal et al., WSDM 2009; ndeval"
     SECTION = "C.5"
 
+    def depth_bound(self) -> bool:
+        return False  # divides by K, however short the lists
+
     def compute(self, view):
         k = cutoff_of(self, view)
-        w, (u, _pos, a, _) = _relevant_pairs(self, view, k)
+        w, (u, _pos, a, _) = _relevant_pairs(self, view, min(k, view.items.shape[1]))  # no position past the lists
         return np.bincount(u, weights=w[u, a], minlength=len(w)) / k
 
 

@@ -26,6 +26,7 @@ from recdiv.eval.metrics.intents import (
     run_arrays,
 )
 from recdiv.eval.params import IDEAL_TIES, REDUNDANCY, WEIGHTS
+from recdiv.limits import check_cells
 from recdiv.models.discount import ExponentialDiscount
 from recdiv.models.relevance import is_relevant, stop_probability
 
@@ -147,6 +148,7 @@ class RBU(_AspectMeasure):
         dense = aspect_matrix(view)
         cand, cg = padded_rows(view.qrels.matrix, view.users, keep_cols=dense.any(axis=1))
         widths = (cand >= 0).sum(axis=1)
+        check_cells(f"{self}: users × aspects", len(cand), space.n_aspects)
         gmax = np.zeros((len(cand), space.n_aspects))
         for idx in chunks_by_width(widths, space.n_aspects):
             wc = max(int(widths[idx].max()), 1)

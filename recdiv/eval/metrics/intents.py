@@ -25,6 +25,7 @@ from recdiv.errors import ConfigError
 from recdiv.eval.measure import Measure, PerUserMeasure
 from recdiv.eval.metrics.greedy_ideal import CHUNK_ELEMS, check_ideal_ties
 from recdiv.jit import kernel
+from recdiv.limits import check_cells
 from recdiv.models.intent import rows_or_uniform, uniform_over, user_aspect_distribution
 from recdiv.models.relevance import is_relevant
 
@@ -90,6 +91,7 @@ def aspect_table(view) -> np.ndarray:
         n_items = len(indptr) - 1
         counts = np.diff(indptr)
         t = max(int(counts.max()) if n_items else 0, 1)
+        check_cells("the aspect table (items × most aspects of an item)", n_items + 1, t)
         out = np.full((n_items + 1, t), space.n_aspects, dtype=np.int64)
         rows = np.repeat(np.arange(n_items), counts)
         out[rows, np.arange(len(indices)) - np.repeat(indptr[:-1], counts)] = indices
