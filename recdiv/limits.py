@@ -37,6 +37,8 @@ MAX_AXIOM_SIZE = 1_000
 MAX_SYSTEMS = 10_000
 #: grid points of one recommender or diversifier
 MAX_GRID_POINTS = 10_000
+#: training iterations or epochs of a recommender
+MAX_ITERATIONS = 100_000
 #: nesting depth of an experiment file (tables and arrays inside each other)
 MAX_NESTING = 64
 #: distinct aspects of one item (genres, tags, subtopics, latent factors)

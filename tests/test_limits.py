@@ -106,3 +106,12 @@ def test_dense_arrays_from_the_data_are_bounded_before_allocation(files, capsys)
     (files / "wide.tsv").write_text(wide, "utf-8")
     err = _refused(["eval", "t.qrels", "a.run", "-m", "nDCG-IA(weights=uniform)@5", "--aspects", "wide.tsv"], capsys)
     assert "30,000 × 30,000 cells" in err or "× 30,000 cells" in err
+
+
+@pytest.mark.parametrize(("param", "message"), [("factors=1000000000", "cells = "),
+                                                ("iterations=1000000000", "iterations of WRMF = 1,000,000,000")])
+def test_model_sizes_are_checked_against_the_data_before_training(files, capsys, param, message):
+    train = "".join(f"u{u}\ti{i}\t{1 + (u + i) % 5}\n" for u in range(1, 6) for i in range(1, 12) if (u + i) % 3)
+    (files / "train.tsv").write_text(train, "utf-8")
+    err = _refused(["recommend", "--train", "train.tsv", "--algo", "wrmf", "--param", param, "-o", "x.run"], capsys)
+    assert message in err and not (files / "x.run").exists()
