@@ -43,7 +43,8 @@ def test_markdown_cell_stays_one_plain_cell(s):
     out = escape.markdown(s)
     bare = _unescaped(out)
     assert "\n" not in out and "\r" not in out
-    assert not set("|<>`*[]~&$") & set(bare)
+    assert not set("|<>`*~&$") & set(bare)
+    assert "](" not in bare and "][" not in bare  # no link
     assert not INVISIBLE.search(out)
     assert not re.match(r"\s*([#+=-]+(\s|$)|\d+[.)](\s|$))", out)
 

@@ -72,3 +72,24 @@ def test_meta_html_and_text_escape_names(files, capsys):
     assert "\x1b" not in out
     page = (files / "m.html").read_text("utf-8")
     assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)" in page
+
+
+def test_experiment_summaries_escape_labels(tmp_path, capsys):
+    """Labels from an experiment file in summary.md (one row per system), summary.csv (no formula) and report.html
+    (no markup)."""
+    from tests.experiment.conftest import small_toml
+
+    toml = small_toml('name = "hostile"\nseed = 1\n[[datasets]]\nname = "synthetic:tiny"\nsplits = ["holdout:0.3"]\n'
+                      '[[recommenders]]\nname = "pop"\nlabel = "=1+2|<img src=x onerror=alert(1)>"\n',
+                      'measures = ["P@5", "nDCG@5"]\nthreshold = 4')
+    (tmp_path / "x.toml").write_text(toml, "utf-8")
+    assert main(["run", str(tmp_path / "x.toml"), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    capsys.readouterr()
+    md = (tmp_path / "out" / "summary.md").read_text("utf-8")
+    assert not re.search(r"(?<!\\)<img", md) and r"\<img src=x onerror=alert(1)\>" in md
+    assert "MMR(lambda=0.5)[genres]" in md  # brackets that close no link stay as they are
+    rows = [line for line in md.splitlines() if line.startswith("|")]
+    assert all(len(re.findall(r"(?<!\\)\|", r)) == len(re.findall(r"(?<!\\)\|", rows[0])) for r in rows)
+    cells = [c for row in csv.reader(io.StringIO((tmp_path / "out" / "summary.csv").read_text("utf-8"))) for c in row]
+    assert not any(c.startswith("=1+2") for c in cells) and any(c.startswith("'=1+2") for c in cells)
+    assert "<img src=x" not in (tmp_path / "out" / "report.html").read_text("utf-8")
