@@ -10,8 +10,8 @@ the original). Then each format escapes its own markup:
 - terminal (`terminal`): `visible`, keeping newlines and tabs of the text itself; `recdiv.console` applies it to
   everything a command prints;
 - Markdown (`markdown`): ``\\ ` * < > | ~ & $`` backslash-escaped, ``_`` where it could start or end emphasis
-  and ``]`` where it would close a link (``](``, ``][``), newlines as spaces, block markup at the start (``#``, ``-``, ``+``, ``=``, ``1.``) escaped, so a
-  cell stays one cell and no HTML or link gets through;
+  and ``]`` where it would close a link (``](``, ``][``), newlines as spaces, block markup at the start (``#``,
+  ``-``, ``+``, ``=``, ``1.``) escaped, so a cell stays one cell and no HTML or link gets through;
 - CSV (`csv_cell`): a text cell that a spreadsheet would run as a formula (``= + - @``, tab, CR first, and not a
   number) is prefixed with ``'``; quoting is the csv writer's;
 - HTML (`html`): ``& < > " '`` as entities;

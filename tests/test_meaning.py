@@ -147,3 +147,9 @@ def test_lenskit_integer_item_ids_meet_an_aspect_file(tmp_path):
         lists.append(list(recommend(pipe, 7, n=8).ids()))
         base = list(pipe.run("ranker", query=7).ids())[:8]
     assert lists[0] == lists[1] != base
+
+
+def test_a_group_file_of_other_users_is_an_error(files, capsys):
+    (files / "groups.tsv").write_text("zz1\tA\nzz2\tB\n", "utf-8")
+    err = _error(capsys, "eval", "t.qrels", "a.run", "-m", "P@5", "--groups", "groups.tsv")
+    assert "--groups groups.tsv: no evaluated user is in any group" in err
