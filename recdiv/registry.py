@@ -53,13 +53,34 @@ def load_object(spec: str, what: str = "component") -> Any:
     try:
         obj: Any = importlib.import_module(module)
     except ImportError as e:
-        raise ConfigError(f"cannot import {what} {spec!r}: {e}") from None
+        raise ConfigError(f"cannot import {what} {spec!r}: {_import_problem(module, e)}") from None
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)
         except AttributeError:
             raise ConfigError(f"cannot import {what} {spec!r}: {module} has no attribute {attr!r}") from None
     return obj
+
+
+def _import_problem(module: str, error: ImportError) -> str:
+    """What went wrong importing `module`, and the fix: the usual case is a module in the working folder, which
+    the `recdiv` console script does not search (unlike `python` and `python -m recdiv`)."""
+    import os
+    import sys
+
+    top = module.split(".")[0]
+    missing = getattr(error, "name", None)
+    target_missing = missing in (top, module) or module.startswith(f"{missing}.")
+    if not isinstance(error, ModuleNotFoundError) or not target_missing:
+        return f"{type(error).__name__}: {error}"  # the module exists but fails, or a module it imports is missing
+    cwd = os.getcwd()
+    searched = {os.path.abspath(p or os.curdir) for p in sys.path}
+    here = [name for name in (f"{top}.py", top) if os.path.exists(os.path.join(cwd, name))]
+    if here and cwd not in searched:
+        return (f"no module {top!r} on the path, but {here[0]} is in the working folder: the recdiv command does "
+                f"not search it; run PYTHONPATH=. recdiv … or python -m recdiv …")
+    return (f"no module {missing!r} on the path: install the package that holds it (pip install -e FOLDER) or "
+            f"add the folder that holds {top}.py or {top}/ to PYTHONPATH")
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("aspects", ("recdiv.aspects",)),
     ("models", ("recdiv.models",)),
     ("components", ("recdiv.algorithms", "recdiv.diversifiers", "recdiv.eval")),
+    ("testing", ("recdiv.testing",)),  # the kit for component authors: built on the components
     ("experiment", ("recdiv.experiment",)),
     ("front ends", ("recdiv.cli", "recdiv.__main__", "recdiv.explore")),  # the command line and the explorer
 ]
@@ -36,7 +37,7 @@ EVAL_LAYERS: list[tuple[str, ...]] = [
     ("recdiv.eval.metrics",),
     ("recdiv.eval.catalog", "recdiv.eval.stats", "recdiv.eval.tables", "recdiv.eval.charts"),
     ("recdiv.eval.evaluate", "recdiv.eval.io", "recdiv.eval.plots", "recdiv.eval.comparison", "recdiv.eval.html",
-     "recdiv.eval.groups"),
+     "recdiv.eval.groups", "recdiv.eval.user_values"),
     ("recdiv.eval.meta",),
     ("recdiv.eval.results", "recdiv.eval.reference"),
 ]

@@ -8,7 +8,7 @@ from recdiv.diversifiers import RerankContext, make_reranker
 from recdiv.eval import EvalContext, parse_measure
 from recdiv.eval.context import RunView
 from recdiv.models.context import Cache, Context
-from tests.diversifiers.example_e import example_e
+from recdiv.testing.examples import example_e
 
 
 def test_cache_keys_by_value_and_identity():

@@ -38,6 +38,11 @@ COMMANDS = {
     "compare-m-first": (["compare", "-m", "P@5", "t.qrels", "a.run", "b.run"], ["t.qrels", "a.run", "b.run"], ["-o"]),
     "meta": (["meta", "t.qrels", "a.run", "b.run", "-m", "P@5", "--train", "train.tsv"],
              ["t.qrels", "a.run", "b.run", "train.tsv"], ["-o", "--html"]),
+    "eval": (["eval", "t.qrels", "a.run", "-m", "P@5", "--train", "train.tsv"], ["t.qrels", "a.run", "train.tsv"],
+             ["--per-user-out"]),
+    "compare-per-user": (["compare", "t.qrels", "a.run", "b.run", "-m", "P@5"], ["t.qrels", "a.run", "b.run"],
+                         ["--per-user-out"]),
+    "convert": (["convert", "a.run"], ["a.run"], ["OUTPUT"]),
 }
 SPELLINGS = ("same", "dot", "parent", "absolute", "symlink", "hardlink")
 
@@ -87,9 +92,9 @@ def test_no_command_writes_over_one_of_its_inputs(files, capsys, data):
     argv, inputs, options = COMMANDS[name]
     option = data.draw(st.sampled_from(options))
     target = _spell(data.draw(st.sampled_from(inputs)), data.draw(st.sampled_from(SPELLINGS)), files)
-    other = [] if option == "-o" or name.startswith("compare") or name == "meta" else ["-o", "out.run"]
+    other = ["-o", "out.run"] if name.startswith("recommend") and option != "-o" else []
     before = _snapshot(files)
-    err = _refused([*argv, *other, option, target], capsys)
+    err = _refused([*argv, *other, *([] if option == "OUTPUT" else [option]), target], capsys)
     assert f"{option} {Path(target)}: is an input of this command" in err
     assert _snapshot(files) == before
 

@@ -226,6 +226,11 @@ display(Markdown(results.compare(baseline="user-knn", test="t", correction="holm
 #    (this is the α-nDCG gain model used as an objective).
 # 3. Register your class in `RERANKERS` (`recdiv/diversifiers/registry.py`) to use it from the command line:
 #    `recdiv rerank base.run --method NewGenre --param lambda=0.5 ...`.
+# 4. Explore it live: save the class in `mymodule.py` and run, in that folder,
+#    `PYTHONPATH=. recdiv explore ml-100k --plugin mymodule:NewGenre`. Its λ becomes a slider beside MMR and
+#    xQuAD, and the user view shows its objective at the step each item was chosen; add a
+#    `relevance_term(state, block, remaining, t)` method returning the (1 − λ)·ŝ(i) part to see it split into
+#    relevance and diversity (docs/teaching.md).
 
 # %%
 print(f"notebook run time: {time.perf_counter() - T0:.0f} s")

@@ -28,11 +28,13 @@ COMMANDS: dict[str, Command] = {
     "rerank": Command("recdiv.cli.rerank", "rerank a run's candidates with a diversifier (MMR, xQuAD, ...)"),
     "eval": Command("recdiv.cli.eval", "evaluate run files against qrels"),
     "compare": Command("recdiv.cli.compare", "paired significance tests between runs"),
+    "convert": Command("recdiv.cli.convert", "convert runs and qrels between TREC text, CSV/TSV, Parquet and Arrow"),
     "axioms": Command("recdiv.cli.axioms", "check Parapar & Radlinski's axioms (Table 1) for metrics"),
     "meta": Command("recdiv.cli.meta", "meta-evaluation: discriminative power and robustness of measures over runs"),
     "run": Command("recdiv.cli.experiment", "run (or resume) an experiment described by a TOML file"),
     "report": Command("recdiv.cli.experiment", "rebuild summary tables and report.html from an output folder"),
     "demo": Command("recdiv.cli.experiment", "a complete experiment on the embedded synthetic dataset (offline)"),
+    "show": Command("recdiv.cli.show", "a user's list of a run with titles and aspects (and changes against another)"),
     "explore": Command("recdiv.cli.explore", "a live web page: move a diversity weight, see lists and measures change"),
 }
 

@@ -60,6 +60,9 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
                    help="confidence level of the intervals (default 0.95)")
     p.add_argument("--baseline", default=None, help="compare every run against this run (file or name)")
     p.add_argument("--format", choices=("table", "markdown", "latex", "json"), default="table")
+    from recdiv.cli.evaluation import add_input_options
+
+    add_input_options(p)
     p.add_argument("--rel-threshold", type=finite_float, default=None,
                    help="relevance threshold τ (default 4; 1 with --subtopics)")
     p.add_argument("--population", choices=("relevant", "judged"), default="relevant")
@@ -79,7 +82,7 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", default=None, help="write the report to this file (atomically)")
     from recdiv.cli.eval import INPUTS
 
-    p.set_defaults(func=handler, paths=Paths(INPUTS, {"output": "-o"}))
+    p.set_defaults(func=handler, paths=Paths(INPUTS, {"output": "-o", "per_user_out": "--per-user-out"}))
 
 
 def _preference_report(measure, runs, names, baseline, inputs, args, correction) -> dict:
@@ -155,8 +158,9 @@ def same_lists(runs: dict) -> list[tuple[str, str]]:
 
 def handler(args: argparse.Namespace) -> int:
     # deferred: numpy, scipy and the metrics load only when the command runs
-    from recdiv.cli.evaluation import sort_measure_args, state
+    from recdiv.cli.evaluation import check_per_user_out, sort_measure_args, state, write_per_user
     from recdiv.eval.catalog import parse_measure
+    from recdiv.eval.evaluate import evaluate
     from recdiv.eval.io import baseline_name, check_needs, load_inputs, max_grade_note, run_names
     from recdiv.eval.measure import PairwiseMeasure
     from recdiv.eval.results import Results
@@ -180,10 +184,12 @@ def handler(args: argparse.Namespace) -> int:
     if not 0 < args.alpha < 1:
         raise ConfigError("--alpha must be in (0, 1)")
     measures = [parse_measure(m) for m in measure_names]
+    check_per_user_out(args)
     if args.subtopics:  # every positional argument is a run
         args.qrels, args.runs = None, [args.qrels, *args.runs]
     inputs = load_inputs(args.qrels, args.runs, subtopics=args.subtopics, train=args.train, aspects=args.aspects,
-                         threshold=args.rel_threshold, population=args.population, scale=args.rating_scale)
+                         threshold=args.rel_threshold, population=args.population, scale=args.rating_scale,
+                         input_format=args.input_format)
     check_needs(measures, inputs, {"aspects": args.aspects, "train": args.train})
     note = max_grade_note(measures, inputs, args.subtopics or args.qrels)
     if note:
@@ -204,7 +210,9 @@ def handler(args: argparse.Namespace) -> int:
         from recdiv.eval.stats.tukey import TUKEY_SAMPLES
         from recdiv.progress import Progress
 
-        res = Results.evaluate(runs, inputs.qrels, plain, inputs.context)
+        evaluation = evaluate(runs, inputs.qrels, plain, inputs.context)
+        write_per_user(args, evaluation)
+        res = Results.from_evaluation(evaluation)
         samples = args.samples or {"permutation": PERMUTATION_SAMPLES, "bootstrap": BOOTSTRAP_SAMPLES,
                                    "tukey": TUKEY_SAMPLES}.get(test)
         bar = Progress(f"compare: {test} test", len(plain) * samples if samples else None,

@@ -36,11 +36,12 @@ def configure_data(data: argparse.ArgumentParser) -> None:
     fet.add_argument("--force", action="store_true", help="download again even if the folder exists")
     fet.set_defaults(func=_fetch)
 
-    exp = sub.add_parser("export", help="write a split as train.tsv, test.qrels, aspects.tsv and README.txt",
+    exp = sub.add_parser("export", help="write a split as train.tsv, test.qrels, aspects.tsv, items.tsv and README.txt",
                          description="Write a dataset's split as the files the other commands read: train.tsv "
                                      "(training interactions), test.qrels (TREC qrels of the test part), aspects.tsv "
-                                     "(item genres or tags, tab-separated) and README.txt (what each file is, the "
-                                     "rating scale and the relevance threshold). See docs/walkthrough.md.")
+                                     "(item genres or tags, tab-separated), items.tsv (titles and aspects of the "
+                                     "items, for `recdiv show`) and README.txt (what each file is, the rating scale "
+                                     "and the relevance threshold). See docs/walkthrough.md.")
     exp.add_argument("dataset", metavar="NAME|PATH", help="dataset name (ml-100k, ...), folder or synthetic[:preset]")
     exp.add_argument("--split", required=True, metavar="SPEC",
                      help="split name or spec: u1..u5, ua, ub, holdout:0.2, kfold:5:1, temporal:0.8, leave-last:1")
@@ -126,13 +127,16 @@ def _export(args) -> int:
         raise ConfigError(f"--aspects {name}: dataset {dataset.name!r} has no such attribute (it has: {known})")
     if name == "none" and (args.min_weight is not None or args.top is not None):
         raise ConfigError("--min-weight and --top select aspects: they need --aspects")
-    aspects = None
+    aspects = space = None
     if name != "none":
         space = space_from_attribute(dataset, name, top=args.top, min_weight=args.min_weight)
         aspects = space.to_frame()
     random = args.split not in dataset.splits and not args.split.startswith("temporal")
     source = f"{dataset.name}, split {args.split}" + (f" (seed {args.seed})" if random else "")
-    out = export_split(split, args.output, source=source, aspects=aspects, aspect_name=name, force=args.force)
+    from recdiv.data.items import Items
+
+    out = export_split(split, args.output, source=source, aspects=aspects, aspect_name=name,
+                       items=Items.of(dataset, space), force=args.force)
     print(out.summary, file=sys.stderr)
     return 0
 

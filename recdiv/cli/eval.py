@@ -30,7 +30,7 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
     p.description = ("Evaluate TREC run files (user Q0 item rank score tag) against TREC qrels (user 0 item grade). "
                      "Rankings follow the scores (ties: item id in descending string order, like trec_eval); users "
                      "of the evaluated population missing from a run score 0.")
-    from recdiv.cli.evaluation import InOrder, add_measure_option
+    from recdiv.cli.evaluation import InOrder, add_input_options, add_measure_option
 
     p.add_argument("qrels", nargs="?", action=InOrder,
                    help="TREC qrels file: user 0 item grade (none with --subtopics)")
@@ -65,13 +65,14 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
     p.add_argument("--groups", metavar="SPEC", default=None,
                    help="also break the means down by user group: profile-size[:q] or popularity[:q] (quantiles; "
                         "need --train) or a user<TAB>group file")
+    add_input_options(p)
     p.add_argument("--list", action="store_true", help="list every measure with formula and citation, then exit")
-    p.set_defaults(func=main, paths=Paths(INPUTS))
+    p.set_defaults(func=main, paths=Paths(INPUTS, {"per_user_out": "--per-user-out"}))
 
 
 def main(args: argparse.Namespace) -> int:
     # deferred: the metrics bring numpy, scipy and numba, which `recdiv eval --help` does not need
-    from recdiv.cli.evaluation import sort_measure_args, state
+    from recdiv.cli.evaluation import check_per_user_out, sort_measure_args, state, write_per_user
     from recdiv.eval.catalog import parse_measures
     from recdiv.eval.evaluate import evaluate
     from recdiv.eval.io import baseline_name, check_needs, load_inputs, max_grade_note, unpredicted_note
@@ -91,10 +92,11 @@ def main(args: argparse.Namespace) -> int:
     if qrels is None and not args.subtopics:
         raise ConfigError("recdiv eval needs a qrels file (or --subtopics FILE)")
     measures = parse_measures(measure_names or DEFAULT_MEASURES)
+    check_per_user_out(args)
     population = args.population or ("judged" if args.predictions and not runs else "relevant")
     inputs = load_inputs(qrels, runs, subtopics=args.subtopics, predictions=args.predictions, train=args.train,
                          aspects=args.aspects, previous=args.previous, threshold=args.rel_threshold,
-                         population=population, scale=args.rating_scale)
+                         population=population, scale=args.rating_scale, input_format=args.input_format)
     check_needs(measures, inputs, {"aspects": args.aspects, "train": args.train})
     names = list(inputs.runs)
     baseline = baseline_name(args.baseline, [*runs, *args.predictions], names)
@@ -103,6 +105,7 @@ def main(args: argparse.Namespace) -> int:
         if note:
             print(note, file=sys.stderr)
     evaluation = evaluate(inputs.runs, inputs.qrels, measures, inputs.context, baseline=baseline)
+    write_per_user(args, evaluation)
     if args.by_user:
         text = format_by_user(evaluation)
     else:

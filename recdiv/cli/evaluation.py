@@ -42,6 +42,34 @@ def add_measure_option(p: argparse.ArgumentParser, default: str = "") -> None:
                         "and ranx (precision@10, mrr) spellings" + default)
 
 
+def add_input_options(p: argparse.ArgumentParser) -> None:
+    """What `recdiv eval` and `recdiv compare` share about their files: the format of runs and qrels, and a file for
+    the per-user values."""
+    p.add_argument("--input-format", choices=("trec", "csv", "tsv", "parquet", "arrow"), default=None,
+                   metavar="FORMAT",
+                   help="format of the qrels and run files: trec, csv, tsv, parquet or arrow (default: by extension: "
+                        ".parquet/.pq, .arrow/.feather/.ipc, .csv, .tsv; anything else is TREC text)")
+    p.add_argument("--per-user-out", metavar="FILE", default=None,
+                   help="write the per-user values (run, user, measure, value) to FILE: .parquet, .arrow, .csv, .tsv "
+                        "or .json")
+
+
+def write_per_user(args: argparse.Namespace, evaluation) -> None:
+    """Write `--per-user-out` (checked before the work by `check_per_user_out`)."""
+    if args.per_user_out:
+        from recdiv.eval.user_values import write_user_values
+
+        write_user_values(evaluation, args.per_user_out)
+
+
+def check_per_user_out(args: argparse.Namespace) -> None:
+    """The `--per-user-out` file's format, checked before any file is read (the file itself: the output guard)."""
+    if args.per_user_out:
+        from recdiv.eval.user_values import output_format
+
+        output_format(args.per_user_out)
+
+
 def sort_measure_args(args: argparse.Namespace, positionals: Sequence[str]) -> list[str]:
     """The measures of -m (sweeps expanded); values of -m that are not measures but existing files go, in
     command-line order with the other positional values, to `positionals` (names on `args`: the first takes one

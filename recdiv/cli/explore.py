@@ -49,8 +49,9 @@ def _port(text: str) -> int:
 def run_explore(args) -> int:
     import sys
 
-    from recdiv.explore.server import plan, serve
+    from recdiv.explore.server import check_port, plan, serve
 
+    check_port(args.host, args.port)  # before any work: a port in use is said at once
     print("recdiv explore: loading …", file=sys.stderr)
     catalog, defaults = plan(args.target, split=args.split, data_dir=args.data_dir, plugins=tuple(args.plugin))
     serve(catalog, defaults, host=args.host, port=args.port, open_browser=not args.no_browser,

@@ -99,6 +99,7 @@ class Table:
     columns: dict[str, np.ndarray | Codes]
     lineno: np.ndarray
     extra: dict = field(default_factory=dict)
+    unit: str = "line"  # what `lineno` numbers: lines of a text file, or rows of a table (Parquet, a DataFrame)
 
     def __len__(self) -> int:
         return len(self.lineno)
@@ -107,6 +108,8 @@ class Table:
         return self.columns[name]
 
     def error(self, problem: str, row: int) -> DataError:
+        if self.unit == "row":
+            return DataError(f"row {int(self.lineno[row])}: {problem}", self.path)
         return DataError(problem, self.path, int(self.lineno[row]))
 
     def frame(self):

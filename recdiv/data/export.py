@@ -6,6 +6,8 @@
   the test rating for explicit data; 1 for every test interaction of implicit data (play counts are not grades);
 - ``aspects.tsv`` (when an item attribute is chosen): ``item<TAB>aspect[<TAB>weight]``, tab-separated so that
   aspect names with spaces (Last.fm tags such as ``hip hop``) survive (`rerank --aspects`, `eval --aspects`);
+- ``items.tsv``: every item with its title and aspects, ``item<TAB>title<TAB>aspect…`` (`recdiv.data.items`;
+  `recdiv show --items`, `recdiv explore` read it);
 - ``README.txt``: what each file is, its size, the rating scale and the relevance threshold to evaluate with;
 - ``export.json``: the same facts for the commands: the relevance threshold the qrels need (``threshold``) and the
   rating scale, which `recdiv eval`, `compare` and `meta` use for ``test.qrels`` when no ``--rel-threshold`` is
@@ -22,14 +24,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from recdiv.data.interactions import Split
+from recdiv.data.interactions import Dataset, Split
+from recdiv.data.items import Items, write_items_tsv
 from recdiv.data.textio import write_interactions_tsv, write_item_aspects_tsv, write_trec_qrels
 from recdiv.errors import ConfigError
 from recdiv.outputs import write_text
 
-__all__ = ["EXPORT_FILES", "Export", "export_split", "recorded_threshold", "relevance_threshold"]
+__all__ = ["EXPORT_FILES", "Export", "export_split", "load_export", "recorded_threshold", "relevance_threshold"]
 
-EXPORT_FILES = ("train.tsv", "test.qrels", "aspects.tsv", "README.txt", "export.json")
+EXPORT_FILES = ("train.tsv", "test.qrels", "aspects.tsv", "items.tsv", "README.txt", "export.json")
 RECORD = "export.json"
 
 
@@ -54,10 +57,10 @@ def relevance_threshold(split: Split) -> float:
 
 
 def export_split(split: Split, folder: str | Path, *, source: str, aspects: pd.DataFrame | None = None,
-                 aspect_name: str = "aspects", force: bool = False) -> Export:
-    """Write `split` (and, if given, the item-aspect pairs `aspects`: columns item, aspect[, weight]) into
-    `folder` (created if needed). Existing export files are an error unless `force`. `source` names the dataset
-    and split in README.txt (e.g. ``ml-100k, split u1``)."""
+                 aspect_name: str = "aspects", items: Items | None = None, force: bool = False) -> Export:
+    """Write `split` (and, if given, the item-aspect pairs `aspects`: columns item, aspect[, weight], and the
+    items' titles and aspects `items`) into `folder` (created if needed). Existing export files are an error unless
+    `force`. `source` names the dataset and split in README.txt (e.g. ``ml-100k, split u1``)."""
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise ConfigError(f"-o {folder}: exists and is not a folder")
@@ -78,7 +81,11 @@ def export_split(split: Split, folder: str | Path, *, source: str, aspects: pd.D
             aspects = aspects.drop(columns="weight")  # membership only (genres): two columns
         files.append(folder / "aspects.tsv")
         write_item_aspects_tsv(aspects, files[-1])
-    text = readme(split, source=source, qrels=qrels, train=train, aspects=aspects, aspect_name=aspect_name, tau=tau)
+    if items is not None:
+        files.append(folder / "items.tsv")
+        write_items_tsv(items, files[-1])
+    text = readme(split, source=source, qrels=qrels, train=train, aspects=aspects, aspect_name=aspect_name, tau=tau,
+                  items=items)
     files.append(folder / "README.txt")
     write_text(files[-1], text)
     scale = split.train.scale
@@ -112,7 +119,7 @@ def recorded_threshold(qrels: str | Path) -> tuple[float, Path] | None:
 
 
 def readme(split: Split, *, source: str, qrels: pd.DataFrame, train: pd.DataFrame, aspects: pd.DataFrame | None,
-           aspect_name: str, tau: float) -> str:
+           aspect_name: str, tau: float, items: Items | None = None) -> str:
     """README.txt of an export folder: one paragraph per file, and the relevance threshold to evaluate with."""
     implicit = split.test.kind == "implicit"
     scale = split.train.scale
@@ -149,4 +156,56 @@ def readme(split: Split, *, source: str, qrels: pd.DataFrame, train: pd.DataFram
             f"  {len(aspects):,} lines, {aspects['item'].nunique():,} items, {aspects['aspect'].nunique():,} aspects.",
             "  Read by: recdiv rerank --aspects, recdiv eval/compare --aspects, recdiv recommend --aspects (content).",
         ]
+    if items is not None:
+        lines += [
+            "",
+            "items.tsv",
+            "  Every item for people to read: item<TAB>title<TAB>aspect<TAB>aspect... (as many aspects as the item has"
+            + (f", the {aspect_name} of aspects.tsv" if aspects is not None else ", none here") + ").",
+            f"  {len(items):,} items.",
+            "  Read by: recdiv show --items (a user's list with titles), recdiv explore.",
+        ]
     return "\n".join(lines) + "\n"
+
+
+def load_export(folder: str | Path, *, kind: str | None = None) -> Dataset:
+    """A `recdiv data export` folder as a dataset: its split is `export` (train.tsv / test.qrels); interactions are
+    both parts; attributes the aspects of aspects.tsv (named as README.txt names them, else "aspects"); titles from
+    items.tsv. `kind`: explicit or implicit (default: what README.txt says)."""
+    from recdiv.data._build import attribute_from_pairs
+    from recdiv.data.interactions import Interactions
+    from recdiv.data.items import read_items_tsv
+    from recdiv.data.textio import read_interactions_tsv, read_item_aspects_tsv, read_trec_qrels
+    from recdiv.data.vocab import Vocab
+
+    folder = Path(folder)
+    readme_path = folder / "README.txt"
+    text = readme_path.read_text(encoding="utf-8", errors="replace") if readme_path.is_file() else ""
+    if kind is None:
+        kind = "implicit" if "implicit feedback" in text else "explicit"
+    if kind not in ("explicit", "implicit"):
+        raise ConfigError(f"kind must be explicit or implicit, got {kind!r}")
+    train = read_interactions_tsv(folder / "train.tsv")[["user", "item", "value"]]
+    test = read_trec_qrels(folder / "test.qrels").rename(columns={"grade": "value"})
+    aspects = read_item_aspects_tsv(folder / "aspects.tsv") if (folder / "aspects.tsv").is_file() else None
+    items_file = read_items_tsv(folder / "items.tsv") if (folder / "items.tsv").is_file() else None
+    users = Vocab.from_values(train["user"], test["user"])
+    items = Vocab.from_values(train["item"], test["item"], *([aspects["item"]] if aspects is not None else []),
+                              *([np.array(list(items_file.titles))] if items_file is not None else []))
+    both = pd.concat([train, test], ignore_index=True)
+    scale = None if kind == "implicit" else (float(both["value"].min()), float(both["value"].max()))
+    parts = [Interactions.from_frame(f, users=users, items=items, kind=kind, scale=scale) for f in (train, test)]
+    attributes = {}
+    if aspects is not None:
+        import re
+
+        named = re.search(r"^\s*Item (\S+), one \(item, aspect\) pair per line", text, re.M)
+        attributes[named.group(1) if named else "aspects"] = attribute_from_pairs(
+            items.lookup(aspects["item"].to_numpy()), aspects["aspect"].to_numpy(), len(items),
+            aspects["weight"].to_numpy())
+    info = None
+    if items_file is not None:
+        info = pd.DataFrame({"title": [items_file.describe(i)[0] for i in items.ids]}, index=items.index)
+    return Dataset(folder.name, Interactions.from_frame(both, users=users, items=items, kind=kind, scale=scale),
+                   attributes, item_info=info, extras={"source": str(folder)},
+                   splits={"export": Split(parts[0], parts[1], name="export")})

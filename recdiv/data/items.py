@@ -73,7 +73,8 @@ def write_items_tsv(items: Items, path: str | Path) -> None:
     with atomic_write(path) as fh:
         fh.write(HEADER + "\n")
         for item, title in items.titles.items():
-            fields = [clean(item), title or clean(item), *(a for a in items.aspects.get(item, ()) if a)]
+            aspects = (a for a in map(clean, items.aspects.get(item, ())) if a)
+            fields = [clean(item), clean(title) or clean(item), *aspects]
             fh.write("\t".join(fields) + "\n")
 
 

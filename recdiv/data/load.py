@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
-from recdiv.data import lastfm, movielens, synthetic
+from recdiv.data import export, lastfm, movielens, synthetic
 from recdiv.data._build import attribute_from_pairs
 from recdiv.data._source import optional_file
 from recdiv.data.interactions import Dataset, Interactions
@@ -28,6 +28,7 @@ FORMATS = [
     ("hetrec-lastfm", "user_artists.dat", lastfm.load_hetrec_lastfm),
     ("lastfm-1k", lastfm.LASTFM_1K_LOG, lastfm.load_lastfm_1k),
     ("lastfm-360k", lastfm.LASTFM_360K_PLAYS, lastfm.load_lastfm_360k),
+    ("recdiv-export", "test.qrels", export.load_export),  # a `recdiv data export` folder: its split is `export`
     ("recdiv-tsv", "interactions.tsv", None),
 ]
 

@@ -224,8 +224,9 @@ def _vocab_codes(vocab, index: np.ndarray, path: str | Path, what: str) -> tuple
 
 
 def _number_codes(values: np.ndarray, style: str) -> tuple[list[str], np.ndarray]:
-    """(labels, codes) of numbers: '%.17g' of every distinct value, or ('short') integers without a decimal point
-    and other values as repr. Values are told apart by their bits (-0.0 is not 0.0), each formatted once."""
+    """(labels, codes) of numbers: '%.17g' of every distinct value, their repr ('repr'), or ('short') integers
+    without a decimal point and other values as repr. Values are told apart by their bits (-0.0 is not 0.0), each
+    formatted once."""
     v = np.ascontiguousarray(values, dtype=np.float64)
     whole = _whole_range(v)
     if whole is not None:  # e.g. a reranker's scores k, k-1, ..., 1: no sort
@@ -235,6 +236,8 @@ def _number_codes(values: np.ndarray, style: str) -> tuple[list[str], np.ndarray
         distinct = bits.view(np.float64).tolist()
     if style == "17g":
         return list(map("%.17g".__mod__, distinct)), codes
+    if style == "repr":
+        return list(map(repr, distinct)), codes
     return [str(int(x)) if math.isfinite(x) and x == round(x) else repr(x) for x in distinct], codes
 
 
@@ -269,8 +272,13 @@ def _strings(labels, end: str):
 
 def _write_columns(path: str | Path, columns: list[tuple[list[str] | np.ndarray, np.ndarray, str]]) -> None:
     """Write one line per row: for each column (labels, codes, end), the row's label labels[codes[row]] followed by
-    `end` (the field separator, or the rest of the line). Atomic; gzip when `path` ends in .gz. The lines are
-    assembled by pyarrow in C from each column's distinct labels."""
+    `end` (the field separator, or the rest of the line). Atomic; gzip when `path` ends in .gz."""
+    _write_bytes(path, format_lines(columns))
+
+
+def format_lines(columns: list[tuple[list[str] | np.ndarray, np.ndarray, str]]):
+    """The bytes of one line per row (see `_write_columns`), assembled by pyarrow in C from each column's distinct
+    labels."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -282,7 +290,7 @@ def _write_columns(path: str | Path, columns: list[tuple[list[str] | np.ndarray,
     lines = pc.binary_join_element_wise(*parts, _strings([""], "")[0])
     del parts
     offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64, count=len(lines) + 1, offset=lines.offset * 8)
-    _write_bytes(path, memoryview(lines.buffers()[2])[offsets[0]:offsets[-1]] if len(lines) else b"")
+    return memoryview(lines.buffers()[2])[offsets[0]:offsets[-1]] if len(lines) else b""
 
 
 def _write_bytes(path: str | Path, data) -> None:

@@ -50,7 +50,7 @@ class _Stats:
         return (x - self.mean) / sd
 
 
-def _greedy(n: int, k: int, value) -> list[int]:
+def greedy_loop(n: int, k: int, value) -> list[int]:
     """RankSys `GreedyReranker.selectItem`: NaN skipped, strict > keeps the earliest, default = first remaining."""
     remaining = list(range(n))
     out: list[int] = []
@@ -121,7 +121,7 @@ def reference_rerank(name: str, params: dict, cands: list[int], scores: list[flo
                 out[i] = lam * sh[i] - (1 - lam) * (max(defined) if defined else 0.0)
             return out
 
-        return _greedy(n, k, value)
+        return greedy_loop(n, k, value)
     if name == "MMR":
         if lam == 0:
             return list(range(min(k, n)))
@@ -135,7 +135,7 @@ def reference_rerank(name: str, params: dict, cands: list[int], scores: list[flo
                 nov[i] = avg
             return _lambda_values(rem, scores, nov, lam)
 
-        return _greedy(n, k, value)
+        return greedy_loop(n, k, value)
     if name == "Ziegler":
         th = params.get("theta_F", 0.5)
 
@@ -145,7 +145,7 @@ def reference_rerank(name: str, params: dict, cands: list[int], scores: list[flo
             rdis = {i: r + 1 for r, i in enumerate(order)}
             return {i: -((1 - th) * (i + 1) + th * rdis[i]) for i in rem}
 
-        return _greedy(n, k, value)
+        return greedy_loop(n, k, value)
     if name == "IASelect":
         sh = _minmax(scores)
 
@@ -156,7 +156,7 @@ def reference_rerank(name: str, params: dict, cands: list[int], scores: list[flo
         def value(rem, S):
             return {i: sum(p * V(i, a) * math.prod(1 - V(j, a) for j in S) for a, p in env.pu.items()) for i in rem}
 
-        return _greedy(n, k, value)
+        return greedy_loop(n, k, value)
     if name == "xQuAD":
         alpha = params.get("alpha", 1.0)
         P = _aspect_probs(cands, scores, env)
@@ -168,15 +168,15 @@ def reference_rerank(name: str, params: dict, cands: list[int], scores: list[flo
         if params.get("norm", "sum") == "zscore":
             if lam == 0:
                 return list(range(min(k, n)))
-            return _greedy(n, k, lambda rem, S: _lambda_values(rem, scores, {i: div(i, S) for i in rem}, lam))
+            return greedy_loop(n, k, lambda rem, S: _lambda_values(rem, scores, {i: div(i, S) for i in rem}, lam))
         sh = _probability(scores) if params.get("norm", "sum") == "sum" else _minmax(scores)
-        return _greedy(n, k, lambda rem, S: {i: (1 - lam) * sh[i] + lam * div(i, S) for i in rem})
+        return greedy_loop(n, k, lambda rem, S: {i: (1 - lam) * sh[i] + lam * div(i, S) for i in rem})
     if name == "NGD":
         if lam == 0:
             return list(range(min(k, n)))
         nov = [env.novelty[c] for c in cands]
         vals = _lambda_values(range(n), scores, nov, lam)
-        return _greedy(n, k, lambda rem, S: vals)
+        return greedy_loop(n, k, lambda rem, S: vals)
     if name == "PM2":
         P = _aspect_probs(cands, scores, env)
         aspects = sorted(env.pu)
@@ -195,7 +195,7 @@ def reference_rerank(name: str, params: dict, cands: list[int], scores: list[flo
             return {i: sum((lam if a == star else 1 - lam) * qt[a] * P[i].get(a, 0.0) for a in aspects)
                     for i in rem}
 
-        return _greedy(n, k, value)
+        return greedy_loop(n, k, value)
     if name == "DPP":
         return _dpp(params, cands, scores, k, env)
     if name == "Calibrated":
@@ -217,7 +217,7 @@ def reference_rerank(name: str, params: dict, cands: list[int], scores: list[flo
             kl = sum(pa * math.log(pa / ((1 - alpha) * q.get(a, 0.0) + alpha * pa)) for a, pa in p.items() if pa > 0)
             return (1 - lam) * sum(sh[cands.index(c)] for c in items) - lam * kl
 
-        return _greedy(n, k, lambda rem, S: {i: objective([cands[j] for j in S] + [cands[i]]) for i in rem})
+        return greedy_loop(n, k, lambda rem, S: {i: objective([cands[j] for j in S] + [cands[i]]) for i in rem})
     if name == "Random":
         return [int(x) for x in env.rng.permutation(n)[:k]]
     raise ValueError(f"no reference for {name!r}")

@@ -99,3 +99,16 @@ class Page:
                 f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
                 f"<title>{html(self.title)}</title><style>{CSS}</style>{script}</head><body>"
                 + "".join(self.parts) + "</body></html>\n")
+
+
+def comparison_page(cmp, title: str = "recdiv comparison") -> str:
+    """One comparison (`recdiv.eval.comparison.Comparison`) as a self-contained page: the means table (its
+    confidence intervals and p-values behind a check box), the note saying what was tested, and one chart of
+    the means with their intervals per measure."""
+    from recdiv.eval import tables
+    from recdiv.eval.plots import means_chart
+
+    page = Page(title).heading(title, 1).toggle()
+    page.add("<div class='table-wrap'>" + tables.to_html(cmp.means_table(4, note="")) + "</div>")
+    page.note(cmp.note())
+    return page.charts([means_chart(cmp, m) for m in cmp.measures], "means").render()

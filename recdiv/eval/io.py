@@ -8,7 +8,7 @@ All ids read from files are strings. Users and items of every file (qrels, runs,
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from recdiv.data._read import Table, parse_table
+from recdiv.data.formats import read_qrels, read_run
 from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
 from recdiv.data.tables import aspect_matrix, interactions_of, qrels_of, rankings_of, shared_vocab
@@ -23,8 +24,6 @@ from recdiv.data.textio import (
     check_duplicates,
     parse_interactions_tsv,
     parse_item_aspects_tsv,
-    parse_trec_qrels,
-    parse_trec_run,
 )
 from recdiv.data.vocab import Vocab
 from recdiv.errors import ConfigError, DataError
@@ -52,6 +51,17 @@ def run_names(paths: Sequence[str | Path]) -> list[str]:
     """Run names: file stems, or the paths as given where two stems collide."""
     stems = [Path(p).stem for p in paths]
     return [s if stems.count(s) == 1 else str(p) for s, p in zip(stems, paths)]
+
+
+RunSources = Sequence[str | Path] | Mapping[str, object]
+
+
+def named_runs(runs: RunSources) -> dict[str, object]:
+    """{name: source} of runs given as files (named by `run_names`) or as {name: file or table in memory}."""
+    if isinstance(runs, Mapping):
+        return dict(runs)
+    runs = list(runs)
+    return dict(zip(run_names(runs), runs))
 
 
 def parse_rating_scale(scale: str | Sequence[float] | None, what: str = "--rating-scale") -> tuple[float, float] | None:
@@ -132,19 +142,24 @@ def max_grade_note(measures: Iterable[Measure], inputs: EvalInputs, qrels_path: 
 
 
 def load_inputs(
-    qrels_path: str | Path | None,
-    run_paths: Sequence[str | Path],
+    qrels_path,
+    run_paths: RunSources,
     *,
     subtopics: str | Path | None = None,
     predictions: Sequence[str | Path] = (),
     train: str | Path | None = None,
     aspects: str | Path | None = None,
-    previous: str | Path | None = None,
+    previous=None,
     threshold: float | None = None,
     population: str = "relevant",
     scale: str | Sequence[float] | None = None,
+    input_format: str | None = None,
 ) -> EvalInputs:
-    """Read a TREC qrels file, TREC run files and the optional context files into one vocabulary.
+    """Read qrels, runs and the optional context files into one vocabulary.
+
+    Qrels, runs and `previous` come through `recdiv.data.formats`: TREC text, CSV/TSV, Parquet or Arrow files
+    (`input_format`, else by extension) or tables in memory (pandas/polars DataFrames, pyarrow Tables);
+    `run_paths` is a list of files (named by their stems) or {name: file or table}.
 
     Runs are ordered by score descending, ties by item id in descending string order (METRICS.md §0.5,
     trec_eval's rule); the rank column is ignored. `train` is an interactions TSV (user item value [ts]),
@@ -183,16 +198,18 @@ def load_inputs(
             if value is not None:
                 raise ConfigError(f"{name} cannot be combined with --subtopics (its items are per-topic subtopic "
                                   "judgments, which replace the aspects)")
-        return _load_subtopic_inputs(subtopics, run_paths, threshold, population, scale)
+        return _load_subtopic_inputs(subtopics, named_runs(run_paths), threshold, population, scale, input_format)
     if qrels_path is None:
         raise ConfigError("a qrels file (or --subtopics FILE) is needed")
-    qt = parse_trec_qrels(qrels_path)
+    qt = read_qrels(qrels_path, format=input_format)
     check_scale(qt, "grade", scale)
-    rts = [parse_trec_run(p) for p in run_paths] + [parse_predictions(p) for p in predictions]
-    run_paths = [*run_paths, *predictions]
+    sources = named_runs(run_paths)
+    rts = [read_run(p, format=input_format) for p in sources.values()] + [parse_predictions(p) for p in predictions]
+    names = ([*sources, *run_names(predictions)] if isinstance(run_paths, Mapping)
+             else run_names([*run_paths, *predictions]))
     tt = parse_interactions_tsv(train) if train is not None else None
     at = parse_item_aspects_tsv(aspects) if aspects is not None else None
-    pt = parse_trec_run(previous) if previous is not None else None
+    pt = read_run(previous, format=input_format) if previous is not None else None
     tables = [t for t in (qt, *rts, tt, pt) if t is not None]
     users = shared_vocab(*(t["user"] for t in tables))
     items = shared_vocab(*(t["item"] for t in tables), *([at["item"]] if at is not None else []))
@@ -200,7 +217,7 @@ def load_inputs(
     qrels = qrels_of(qt, users, items)
     del qt
     runs = {}
-    for name in run_names(run_paths):  # each run's table is freed once its rankings are built
+    for name in names:  # each run's table is freed once its rankings are built
         runs[name] = rankings_of(rts.pop(0), users, items)
     context = EvalContext(threshold=threshold, population=population, scale=scale)  # type: ignore[arg-type]
     if tt is not None:
@@ -304,16 +321,16 @@ def coverage(inputs: EvalInputs) -> list[RunCoverage]:
     return out
 
 
-def _load_subtopic_inputs(path, run_paths, threshold, population, scale) -> EvalInputs:
+def _load_subtopic_inputs(path, sources, threshold, population, scale, input_format) -> EvalInputs:
     from recdiv.eval.subtopics import read_subtopic_qrels, run_frame, subtopic_qrels, subtopic_space, virtual_ids
 
     sf = read_subtopic_qrels(path)
     check_scale(sf, "judgment", scale)
     sf = sf.frame()
-    rfs = [run_frame(parse_trec_run(p).frame()) for p in run_paths]
+    rfs = [run_frame(read_run(p, format=input_format).frame()) for p in sources.values()]
     users = Vocab.from_values(sf["topic"], *(f["user"] for f in rfs))
     items = Vocab.from_values(virtual_ids(sf["topic"], sf["doc"]), *(f["item"] for f in rfs))
-    runs = {name: Rankings.from_frame(f, users, items, order="score") for name, f in zip(run_names(run_paths), rfs)}
+    runs = {name: Rankings.from_frame(f, users, items, order="score") for name, f in zip(sources, rfs)}
     context = EvalContext(threshold=threshold, population=population, scale=scale)  # type: ignore[arg-type]
     context.aspects = subtopic_space(sf, items, threshold)
     return EvalInputs(subtopic_qrels(sf, users, items), runs, context)
@@ -332,28 +349,32 @@ def baseline_name(baseline: str | None, paths: Sequence[str | Path], names: Sequ
 
 
 def evaluate_files(
-    qrels_path: str | Path | None,
-    run_paths: Sequence[str | Path],
+    qrels_path,
+    run_paths: RunSources,
     measures: Iterable[str | Measure] | str,
     *,
     subtopics: str | Path | None = None,
     predictions: Sequence[str | Path] = (),
     train: str | Path | None = None,
     aspects: str | Path | None = None,
-    previous: str | Path | None = None,
+    previous=None,
     threshold: float | None = None,
     population: str = "relevant",
     scale: str | Sequence[float] | None = None,
     baseline: str | None = None,
+    input_format: str | None = None,
 ) -> Evaluation:
-    """Evaluate TREC run files against a TREC qrels file (and the optional inputs, as `load_inputs`): the file
-    counterpart of `recdiv.eval.evaluate.evaluate`, returning the same `Evaluation`. Runs are named by their file
-    stems (`run_names`); `baseline` (a run name or path) is the run pairwise measures compare the others with.
-    Measures are parsed before any file is read."""
+    """Evaluate runs against qrels (and the optional inputs, as `load_inputs`): files in any format of
+    `recdiv.data.formats` or tables in memory; the file counterpart of `recdiv.eval.evaluate.evaluate`, returning
+    the same `Evaluation`. Runs are named by their file stems (`run_names`) or by the keys of a {name: source}
+    mapping; `baseline` (a run name or path) is the run pairwise measures compare the others with. Measures are
+    parsed before any file is read."""
     ms = parse_measures([measures] if isinstance(measures, str) else measures)
     inputs = load_inputs(qrels_path, run_paths, subtopics=subtopics, predictions=predictions, train=train,
-                         aspects=aspects, previous=previous, threshold=threshold, population=population, scale=scale)
-    base = baseline_name(baseline, [*run_paths, *predictions], list(inputs.runs))
+                         aspects=aspects, previous=previous, threshold=threshold, population=population, scale=scale,
+                         input_format=input_format)
+    paths = list(inputs.runs) if isinstance(run_paths, Mapping) else [*run_paths, *predictions]
+    base = baseline_name(baseline, paths, list(inputs.runs))
     return evaluate(inputs.runs, inputs.qrels, ms, inputs.context, baseline=base)
 
 

@@ -9,7 +9,9 @@ The names below are imported on first use.
 from recdiv._lazy import lazy_exports
 
 _EXPORTS = {
+    "Embedded": "recdiv.explore.jupyter",
     "Engine": "recdiv.explore.engine",
+    "embed": "recdiv.explore.jupyter",
     "State": "recdiv.explore.state",
     "from_query": "recdiv.explore.state",
     "to_query": "recdiv.explore.state",

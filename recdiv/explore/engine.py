@@ -163,6 +163,7 @@ class Engine:
         self._rankings = Memo(systems)
         self._scores = Memo(systems * 4)
         self._items = Memo(4)
+        self._views = Memo(systems)
         self._local = threading.local()
 
     # data ------------------------------------------------------------------------------------------------------
@@ -315,6 +316,10 @@ class Engine:
             return make_reranker(d.name, **params).rerank(cands, k, self.rerank_context(p, space_name))
 
         return self._rankings.get(key, rerank), key
+
+    def memo(self, key, build: Callable[[], Any]):
+        """A view part kept for the next request that asks for the same (population tables, user lists)."""
+        return self._views.get(key, build)
 
     def trace(self, p: Prepared, label: str, cands, row: int):
         """`GreedyReranker.trace` of configuration `label` for the user at `row` of the candidates (None for a

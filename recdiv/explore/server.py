@@ -199,10 +199,21 @@ def serve(catalog: Catalog, defaults: State, *, host: str = "127.0.0.1", port: i
         threading.Timer(0.8, _open, args=(url,)).start()
     try:
         server.run()
+    except KeyboardInterrupt:  # uvicorn stops gracefully on Ctrl-C, then raises it again: the stop is the answer
+        pass
     finally:
         app.close()
     print("recdiv explore: stopped", file=sys.stderr)
     return Served(url, server, None, app)
+
+
+def free_port() -> int:
+    """A port of 127.0.0.1 free now (for embedded explorers and tests)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def check_port(host: str, port: int) -> None:

@@ -66,11 +66,19 @@ def measure_info(measures: list[str]) -> list[dict[str, Any]]:
 # the population -----------------------------------------------------------------------------------------------
 def population(engine: Engine, p: Prepared) -> dict[str, Any]:
     """Means, 95 % bootstrap intervals and the paired test of each configuration against the baseline (the
-    experiment's test and correction over the tested pairs of each measure), for every measure."""
+    experiment's test and correction over the tested pairs of each measure), for every measure; kept for the
+    next request of the same systems (a user change)."""
+    ranks = _rankings(engine, p)
+    st = p.config.statistics
+    key = ("population", tuple(k for _, k in ranks.values()), engine.eval_context(p)[1], p.state.measures,
+           st.model_dump_json(), p.config.seed, p.config.report.confidence)
+    return engine.memo(key, lambda: _population(engine, p, ranks))
+
+
+def _population(engine: Engine, p: Prepared, ranks: dict[str, tuple]) -> dict[str, Any]:
     from recdiv.eval.results import Results
 
     measures = list(p.state.measures)
-    ranks = _rankings(engine, p)
     scores = {s: engine.scores(p, r, key, measures) for s, (r, key) in ranks.items()}
     per_user = {s: {m: v for m, v in sc.items() if isinstance(v, np.ndarray)} for s, sc in scores.items()}
     system = {s: {m: v for m, v in sc.items() if not isinstance(v, np.ndarray)} for s, sc in scores.items()}
@@ -113,11 +121,15 @@ def user_index(engine: Engine, p: Prepared) -> tuple[int, str]:
 
 def users(engine: Engine, p: Prepared) -> list[list]:
     """[[user id, profile size, relevant test items], …] of the evaluated users (the user picker)."""
-    cands, _ = engine.candidates(p)
-    train = p.data.split.train
-    counts = train.user_counts()[cands.users]
-    rel = p.data.qrels.n_relevant(p.threshold)[cands.users]
-    return [[str(u), int(c), int(r)] for u, c, r in zip(train.users.id_of(cands.users), counts, rel)]
+    cands, ckey = engine.candidates(p)
+
+    def build() -> list[list]:
+        train = p.data.split.train
+        counts = train.user_counts()[cands.users]
+        rel = p.data.qrels.n_relevant(p.threshold)[cands.users]
+        return [[str(u), int(c), int(r)] for u, c, r in zip(train.users.id_of(cands.users), counts, rel)]
+
+    return engine.memo(("users", ckey), build)
 
 
 def user_view(engine: Engine, p: Prepared) -> dict[str, Any]:
@@ -241,7 +253,7 @@ def curve(engine: Engine, p: Prepared, x: str | None = None, y: str | None = Non
             xs.append(cx)
             ys.append(cy)
             hover.append(f"{d.label}: {d.name} {param} = {v:g}<br>{x} = {cx:.4f}<br>{y} = {cy:.4f}")
-            marks.append(f"{param}={v:g}" if v in (grid[0], grid[-1]) else "")
+            marks.append(f"{d.label}: {param}={v:g}" if v in (grid[0], grid[-1]) else "")
         chart.series.append(Series(f"{d.label}: {d.name} over {param}", xs, ys, hover=hover, labels=marks))
         cx, cy = mean(d.label)
         chart.series.append(Series(f"{d.label} now ({param} = {current:g})", [cx], [cy], mode="markers",

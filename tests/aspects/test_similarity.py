@@ -6,7 +6,7 @@ import numpy as np
 
 from recdiv.aspects.similarity import Jaccard, LatentCosine, SetCosine
 from recdiv.diversifiers.blocks import similarity_slicer
-from tests.diversifiers.example_e import example_e
+from recdiv.testing.examples import example_e
 
 R = 1 / np.sqrt(2)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from recdiv.models.intent import user_aspect_distribution
-from tests.diversifiers.example_e import example_e
+from recdiv.testing.examples import example_e
 
 
 def test_user_distributions_example_c():

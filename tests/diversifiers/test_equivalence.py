@@ -8,7 +8,8 @@ import pytest
 
 from recdiv.diversifiers import make_reranker
 from recdiv.diversifiers.reference import reference_rerank
-from tests.diversifiers.random_instance import random_instance, user_envs
+from recdiv.diversifiers.reference import user_environments as user_envs
+from recdiv.testing.instances import random_instance
 
 CONFIGS = [
     ("MMR", {"lambda": 0.5}), ("MMR", {"lambda": 0.8}), ("MMR", {"lambda": 0.3, "variant": "ranksys"}),

@@ -1,4 +1,4 @@
-"""Hand-worked greedy selections of METRICS.md Example E (§E.1–E.10), with the step values stated there."""
+"""Hand-worked greedy selections of Example E (recdiv.testing.examples), with the objective values of each step."""
 
 from __future__ import annotations
 
@@ -10,33 +10,9 @@ import pytest
 from recdiv.diversifiers import make_reranker
 from recdiv.diversifiers.blocks import aspect_probabilities
 from recdiv.diversifiers.normalize import nonnegative
-from tests.diversifiers.example_e import example_e, ids
+from recdiv.testing.examples import SELECTIONS, example_e, ids
 
-CASES = [
-    ("MMR", {"lambda": 0.5}, ("c1", "c3", "c5")),
-    ("MMR", {"lambda": 0.8}, ("c1", "c2", "c3")),
-    ("MMR", {"lambda": 0.5, "variant": "ranksys"}, ("c1", "c3", "c2")),
-    ("Ziegler", {"theta_F": 0.5}, ("c1", "c3", "c2")),
-    ("Ziegler", {"theta_F": 0.9}, ("c1", "c3", "c5")),
-    ("IASelect", {}, ("c1", "c3", "c4")),
-    ("xQuAD", {"lambda": 0.5, "norm": "minmax"}, ("c1", "c2", "c3")),
-    ("xQuAD", {"lambda": 0.9, "norm": "minmax"}, ("c1", "c5", "c4")),
-    ("xQuAD", {}, ("c1", "c5", "c4")),
-    ("NGD", {"lambda": 0.5}, ("c1", "c5", "c3")),
-    ("PM2", {"lambda": 0.9}, ("c1", "c3", "c5")),
-    ("PM2", {"lambda": 0.5}, ("c5", "c4", "c1")),
-    ("DPP", {"theta": None}, ("c1", "c3", "c5")),
-    ("DPP", {"theta": 0.5}, ("c1", "c3", "c5")),
-    ("DPP", {"theta": 0.7}, ("c1", "c3", "c5")),
-    ("DPP", {"theta": 0.9}, ("c1", "c3", "c5")),
-    ("Calibrated", {"lambda": 0.5, "norm": "none"}, ("c4", "c5", "c1")),
-    ("Calibrated", {"lambda": 0.2, "norm": "none"}, ("c1", "c3", "c2")),
-    ("Calibrated", {"lambda": 0.1, "norm": "none"}, ("c1", "c2", "c3")),
-    ("Calibrated", {"lambda": 0.05, "norm": "none"}, ("c1", "c2", "c3")),
-    ("Calibrated", {"lambda": 0.0, "norm": "none"}, ("c1", "c2", "c3")),
-    ("Calibrated", {}, ("c1", "c5", "c3")),
-    ("Random", {"seed": 42}, ("c5", "c3", "c4")),
-]
+CASES = SELECTIONS
 
 
 @pytest.mark.parametrize(("name", "params", "expected"), CASES, ids=[f"{c[0]}{c[1]}" for c in CASES])
@@ -170,7 +146,7 @@ def _with_featureless_candidate() -> tuple:
     from recdiv.data.rankings import Rankings
     from recdiv.data.vocab import Vocab
     from recdiv.diversifiers.base import RerankContext
-    from tests.diversifiers.example_e import ASPECTS, SCORES
+    from recdiv.testing.examples import ASPECTS, SCORES
 
     cands, ctx = example_e()
     items = Vocab([*cands.item_vocab.id_of(np.arange(len(cands.item_vocab))), "c6"])

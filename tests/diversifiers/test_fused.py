@@ -16,7 +16,8 @@ from recdiv.diversifiers import make_reranker
 from recdiv.diversifiers.base import CandidateBlock
 from recdiv.diversifiers.greedy_kernels import pairwise_sum
 from recdiv.diversifiers.reference import reference_rerank
-from tests.diversifiers.random_instance import random_instance, user_envs
+from recdiv.diversifiers.reference import user_environments as user_envs
+from recdiv.testing.instances import random_instance
 
 FUSED = [("MMR", {"lambda": 0.5}), ("MMR", {"lambda": 0.8}), ("MMR", {"lambda": 1.0}), ("IASelect", {}),
          ("xQuAD", {"lambda": 0.5}), ("xQuAD", {"lambda": 0.9, "alpha": 0.5}), ("PM2", {"lambda": 0.5}),

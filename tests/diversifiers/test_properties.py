@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from recdiv.diversifiers import RERANKERS, make_reranker
 from recdiv.errors import ConfigError
 from recdiv.models.intent import item_aspect_distribution
-from tests.diversifiers.random_instance import random_instance
+from recdiv.testing.instances import random_instance
+from recdiv.testing.properties import check_keeps_order, check_output, check_reranker
 
 SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -22,15 +23,26 @@ SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[Healt
 @given(seed=st.integers(0, 10_000), k=st.integers(1, 20), name=st.sampled_from(sorted(RERANKERS)))
 def test_output_is_ordered_subset(seed, k, name):
     cands, ctx = random_instance(seed, n_users=3, N=12)
-    out = make_reranker(name).rerank(cands, k, ctx).check()
-    assert out.k == min(k, cands.k)
-    for r in range(len(cands)):
-        c = cands.items[r][cands.items[r] >= 0]
-        got = out.items[r][out.items[r] >= 0]
-        assert len(got) == min(k, len(c))
-        assert len(set(got.tolist())) == len(got)
-        assert set(got.tolist()) <= set(c.tolist())
-        assert (out.items[r][len(got):] == -1).all()
+    check_output(cands, make_reranker(name).rerank(cands, k, ctx).check(), k)
+
+
+@pytest.mark.parametrize("name", sorted(RERANKERS))
+def test_every_builtin_passes_the_kit(name):
+    """recdiv.testing's property checks, as a reranker author runs them, hold for every built-in reranker."""
+    check_reranker(make_reranker(name), seeds=range(3))
+
+
+def test_the_kit_finds_a_broken_reranker():
+    class Repeats:  # returns each user's first candidate k times
+        def rerank(self, candidates, k, context):
+            out = make_reranker("MMR", **{"lambda": 1.0}).rerank(candidates, k, context)
+            out.items[:, 1:] = np.where(out.items[:, 1:] >= 0, out.items[:, :1], -1)
+            return out
+
+    with pytest.raises(AssertionError, match="repeats an item"):
+        check_reranker(Repeats())
+    with pytest.raises(AssertionError, match="differ from the baseline's top"):
+        check_keeps_order(make_reranker("MMR", **{"lambda": 0.0}))
 
 
 PURE = [("MMR", {"lambda": 1.0}), ("xQuAD", {"lambda": 0.0}), ("xQuAD", {"lambda": 0.0, "norm": "zscore"}),
@@ -42,9 +54,7 @@ PURE = [("MMR", {"lambda": 1.0}), ("xQuAD", {"lambda": 0.0}), ("xQuAD", {"lambda
 @given(seed=st.integers(0, 10_000), k=st.integers(1, 15), case=st.sampled_from(PURE))
 def test_pure_relevance_keeps_baseline_order(seed, k, case):
     name, params = case
-    cands, ctx = random_instance(seed, n_users=3, N=12)
-    out = make_reranker(name, **params).rerank(cands, k, ctx)
-    np.testing.assert_array_equal(out.items, cands.items[:, : out.k])
+    check_keeps_order(make_reranker(name, **params), seeds=[seed], ks=[k], n_users=3, N=12)
 
 
 @SETTINGS

@@ -10,8 +10,8 @@ import pytest
 from recdiv.diversifiers import make_reranker
 from recdiv.diversifiers.greedy import GreedyReranker
 from recdiv.diversifiers.registry import RERANKERS
-from tests.diversifiers.example_e import example_e, ids
-from tests.diversifiers.random_instance import random_instance
+from recdiv.testing.examples import example_e, ids
+from recdiv.testing.instances import random_instance
 
 SPLIT = {"MMR", "xQuAD", "NGD", "Calibrated", "Ziegler"}  # rerankers whose objective is relevance + diversity
 SETTINGS = [("MMR", {"lambda": 0.5}), ("MMR", {"lambda": 0.8, "variant": "ranksys"}), ("xQuAD", {}),

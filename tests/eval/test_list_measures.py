@@ -12,7 +12,7 @@ from recdiv.data import Interactions, Qrels, Rankings, Vocab
 from recdiv.eval import EvalContext, parse_measure
 from recdiv.eval.context import RunView
 from recdiv.models.novelty import short_head
-from tests.diversifiers.example_e import example_e
+from recdiv.testing.examples import example_e
 
 # Popularity example. Training: u1 {a, b, c}, u2 {a}, u3 {a, b, d}, u4 {a, b, c} ⇒ φ = a 4, b 3, c 2, d 1, e 0,
 # T = 10. Head (80 %): a (0 above), b (4 above), c (7 above < 8) ⇒ Φ = {a, b, c}; Γ = {d, e} (d: 9 above ≥ 8).

@@ -133,3 +133,28 @@ def test_host_name():
     assert host_name("[::1]:8765") == "[::1]"
     assert host_name("localhost") == "localhost"
     assert host_name("evil.com:80") == "evil.com"
+
+
+PLUGIN = "tests.explore.plugin_reranker:LongTail"
+
+
+def test_a_plugin_named_at_start_is_offered_and_used(synthetic_catalog):
+    from dataclasses import replace
+
+    catalog = replace(synthetic_catalog, plugins=(PLUGIN,))
+    app = App(Engine(catalog), STATE)
+    with TestClient(app, base_url="http://127.0.0.1:8765") as c:
+        options = c.get("/api/options?" + Q).json()
+        mine = next(r for r in options["rerankers"] if r["name"] == PLUGIN)
+        assert mine["tradeoff"] == "lambda" and mine["controls"][0]["kind"] == "slider"
+        assert "weight of the long-tail bonus" in mine["controls"][0]["description"]
+        q = Q.replace("a=MMR&a.lambda=0.5", "a=tests.explore.plugin_reranker%3ALongTail&a.lambda=0.7")
+        body = c.get("/api/view?" + q).json()
+        assert body["labels"]["A"] == f"A: {PLUGIN}(lambda=0.7)"
+        first = body["user"]["lists"]["A"][0]
+        assert first["relevance"] + first["diversity"] == pytest.approx(first["objective"])
+        assert 'name = "tests.explore.plugin_reranker:LongTail"' in c.get("/api/experiment.toml?" + q).text
+    app.close()
+    with TestClient(App(Engine(synthetic_catalog), STATE), base_url="http://127.0.0.1:8765") as c:
+        r = c.get("/api/view?" + q)  # the same request to an explorer started without the plugin
+        assert r.status_code == 400 and "plugins (module:Class) are named when the explorer starts" in r.json()["error"]

@@ -316,7 +316,7 @@ function renderUser() {
   const u = view.user;
   users = view.users;
   fillSelect($("user-select"), users.map((x) => x[0]), u.id,
-             users.map((x) => `user ${x[0]} — ${x[1]} ratings, ${x[2]} relevant`));
+             users.map((x) => `user ${x[0]} — ${x[1]} training items, ${x[2]} relevant`));
   $("user-summary").textContent = `${u.profile.size} training interactions, ${u.relevant} relevant test items`;
   const shares = el("div", {class: "shares"}, ...u.profile.shares.map(([name, share]) =>
     el("div", {class: "share", title: `${(100 * share).toFixed(1)} % of the profile`},

@@ -1,4 +1,6 @@
-"""Random reranking instances (candidates, context) and the per-user environments of the reference loops."""
+"""Random reranking instances: (candidates, context) with the cases a reranker must handle — ragged candidate lists
+(some users have fewer candidates than others), items without aspects (every 7th item), and users without a training
+profile (the last two users) — stored in descending user order, so that a reranker cannot rely on sorted rows."""
 
 from __future__ import annotations
 
@@ -9,12 +11,14 @@ from recdiv.aspects.space import AspectSpace
 from recdiv.data.interactions import Interactions
 from recdiv.data.rankings import Rankings
 from recdiv.data.vocab import Vocab
-from recdiv.diversifiers.base import RerankContext
-from recdiv.diversifiers.reference import user_environments as user_envs  # noqa: F401
+from recdiv.models.context import Context
 
 
 def random_instance(seed: int, n_users: int = 6, n_items: int = 40, n_aspects: int = 5, N: int = 15,
-                    ragged: bool = True):
+                    ragged: bool = True) -> tuple[Rankings, Context]:
+    """(candidates, context): `n_users` users with training ratings and two without, N candidates per user (fewer
+    for two users in three when `ragged`), scores sorted best first; the context holds the training ratings, the
+    aspects and `seed`. The same seed gives the same instance."""
     rng = np.random.default_rng(seed)
     items = Vocab([f"i{j:03d}" for j in range(n_items)])
     users = Vocab([f"u{j}" for j in range(n_users + 2)])  # the last two users have no training data
@@ -37,4 +41,4 @@ def random_instance(seed: int, n_users: int = 6, n_items: int = 40, n_aspects: i
         cand[u, :length] = rng.choice(n_items, size=length, replace=False)
         sc[u, :length] = np.sort(rng.normal(size=length))[::-1]
     cands = Rankings(np.arange(n_rows)[::-1].copy(), cand[::-1].copy(), sc[::-1].copy(), users, items)
-    return cands, RerankContext(train=train, aspects=space, seed=seed)
+    return cands, Context(train=train, aspects=space, seed=seed)
