@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from recdiv.data.export_record import RECORD, recorded_threshold
 from recdiv.data.interactions import Dataset, Split
 from recdiv.data.items import Items, write_items_tsv
 from recdiv.data.textio import write_interactions_tsv, write_item_aspects_tsv, write_trec_qrels
@@ -32,8 +33,7 @@ from recdiv.outputs import write_text
 
 __all__ = ["EXPORT_FILES", "Export", "export_split", "load_export", "recorded_threshold", "relevance_threshold"]
 
-EXPORT_FILES = ("train.tsv", "test.qrels", "aspects.tsv", "items.tsv", "README.txt", "export.json")
-RECORD = "export.json"
+EXPORT_FILES = ("train.tsv", "test.qrels", "aspects.tsv", "items.tsv", "README.txt", RECORD)
 
 
 @dataclass(frozen=True)
@@ -99,23 +99,6 @@ def export_split(split: Split, folder: str | Path, *, source: str, aspects: pd.D
                + (f", {len(aspects):,} (item, aspect) pairs of {aspect_name}" if aspects is not None else "")
                + f" -> {folder}/ (relevant: grade ≥ {tau:g})")
     return Export(folder, tuple(files), tau, summary)
-
-
-def recorded_threshold(qrels: str | Path) -> tuple[float, Path] | None:
-    """(τ, the record) when `qrels` is the qrels file of a `recdiv data export` folder whose export.json records the
-    threshold it needs; None otherwise (or when the record is not one)."""
-    path = Path(qrels)
-    record = path.parent / RECORD
-    try:
-        data = json.loads(record.read_text(encoding="utf-8"))
-        if data.get("qrels") != path.name or not path.parent.samefile(record.parent):
-            return None
-        tau = data["threshold"]
-    except (OSError, ValueError, AttributeError, KeyError, TypeError):
-        return None
-    if isinstance(tau, bool) or not isinstance(tau, int | float) or tau != tau or abs(tau) == float("inf"):
-        return None
-    return float(tau), record
 
 
 def readme(split: Split, *, source: str, qrels: pd.DataFrame, train: pd.DataFrame, aspects: pd.DataFrame | None,

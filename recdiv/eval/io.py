@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 @dataclass
 class EvalInputs:
     """What an evaluation reads: qrels, named runs and the context, over shared vocabularies; `record`: the export
-    record the relevance threshold came from (`recdiv.data.export.recorded_threshold`), if it did."""
+    record the relevance threshold came from (`recdiv.data.export_record.recorded_threshold`), if it did."""
 
     qrels: Qrels
     runs: dict[str, Rankings]
@@ -185,7 +185,7 @@ def load_inputs(
     scale = parse_rating_scale(scale)
     recorded = None
     if threshold is None and subtopics is None and qrels_path is not None:
-        from recdiv.data.export import recorded_threshold
+        from recdiv.data.export_record import recorded_threshold
 
         recorded = recorded_threshold(qrels_path)
     if threshold is None:
