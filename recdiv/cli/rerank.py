@@ -99,7 +99,7 @@ def _check_options(args, needs: tuple[str, ...], name: str) -> None:
 
 def run_rerank(args) -> int:
     # deferred: the readers and the rerankers (numba) load only when the command runs
-    from recdiv.data.tables import dense, rankings_of, shared_vocab
+    from recdiv.data.tables import rankings_of, shared_vocab
     from recdiv.data.textio import parse_interactions_tsv, parse_item_aspects_tsv, parse_trec_run, write_rankings
     from recdiv.data.vocab import Vocab
     from recdiv.diversifiers.registry import make_reranker
@@ -115,16 +115,22 @@ def run_rerank(args) -> int:
     known = [(what, ids) for what, ids in (("the aspect file", asp["item"].labels if asp is not None else None),
                                            ("the training file", train["item"].labels if train is not None else None),
                                            ("the factor file", fac_ids)) if ids is not None]
-    if known:  # every candidate must be known to the files that describe items
-        items = Vocab.from_values(*(ids for _, ids in known))
-        files = [what for what, _ in known]
-        problem = (f"item {{id!r}} is in neither {' nor '.join(files)}" if len(files) > 1
-                   else f"item {{id!r}} is not in {files[0]}")
-        dense(run["item"], items, run, problem)
-    else:
-        items = shared_vocab(run["item"])
+    # A candidate that no file describes is an item without features — no aspects, no profile, no factor vector —
+    # as RankSys takes an item missing from its feature data (an empty feature set), for every reranker alike;
+    # files that describe no candidate at all are refused by _check_shared.
+    described_items = Vocab.from_values(*(ids for _, ids in known)) if known else None
+    items = Vocab.from_values(described_items.ids, run["item"].labels) if known else shared_vocab(run["item"])
+    unknown = len(items) - len(described_items) if known else 0
+    if fac_ids is not None and not (Vocab.from_values(fac_ids).lookup(run["item"].labels, missing="-1") >= 0).any():
+        raise ConfigError(f"{reranker.NAME}: no candidate item of {args.run} has a vector in --factors "
+                          f"{args.factors} (its items, e.g. {str(run['item'].labels[0])!r}, are not the factor "
+                          "file's; another dataset's model?)")
     users = shared_vocab(run["user"], *([train["user"]] if train is not None else []))
     ctx, described = _context(args, needs, items, users, asp, train, fac_ids, fac)
+    if unknown:
+        files = [what for what, _ in known]
+        where = f"not in {files[0]}" if len(files) == 1 else f"in none of {', '.join(files)}"
+        described += f"; {unknown:,} candidate item{'s' if unknown > 1 else ''} {where}: without features"
     cands = rankings_of(run, users, items, order=args.order)
     del run  # the parsed file (~100 MB for a 3 M-line run) is not needed any more: lower peak memory
     _check_shared(args, needs, reranker.NAME, ctx, cands)
