@@ -17,15 +17,16 @@ from recdiv.eval.metrics.intents import (
     alpha_ideal_lists,
     alpha_run_gains,
     aspect_index,
-    aspect_matrix,
     aspect_pairs,
     aspect_space,
     cutoff_of,
     exclusive_group_sum,
-    gather_aspects,
+    has_aspects,
     ideal_ideal,
     intent_weights,
+    local_aspects,
     relevant_aspects,
+    row_chunks,
     run_arrays,
 )
 from recdiv.eval.params import IDEAL_TIES, REDUNDANCY, WEIGHTS
@@ -202,21 +203,24 @@ class NDCGIA(_AspectMeasure):
         k = cutoff_of(self, view)
         w = intent_weights(view, self.weights, str(self))
         space = aspect_space(view)
-        dense = aspect_matrix(view)
         disc = LOG.positions(k)
         check_cells(f"{self}: users × aspects", len(view.users), space.n_aspects)
         dcg = np.zeros((len(view.users), space.n_aspects))
-        for sl, _items, grades, asp in self._chunks(view, k):
-            dcg[sl] = np.einsum("nka,k->na", asp * self._gain(grades, view.threshold)[:, :, None], disc)
-        cand, cgrades = padded_rows(view.qrels.matrix, view.users, keep_cols=dense.any(axis=1),
+        items, grades = run_arrays(view, k)
+        for sl in row_chunks(len(items), k * max(space.n_aspects, 1)):
+            cols, asp = local_aspects(view, items[sl])
+            part = np.einsum("nka,k->na", asp * self._gain(grades[sl], view.threshold)[:, :, None], disc)
+            dcg[sl][:, cols] = part[:, : len(cols)]
+        cand, cgrades = padded_rows(view.qrels.matrix, view.users, keep_cols=has_aspects(view),
                                     threshold=view.threshold)
         widths = (cand >= 0).sum(axis=1)
         idcg = np.zeros_like(dcg)
         for idx in chunks_by_width(widths, space.n_aspects):
             wc = max(int(widths[idx].max()), 1)
-            ga = gather_aspects(dense, cand[idx, :wc]) * self._gain(cgrades[idx, :wc], view.threshold)[:, :, None]
+            cols, asp = local_aspects(view, cand[idx, :wc])
+            ga = asp * self._gain(cgrades[idx, :wc], view.threshold)[:, :, None]
             top = -np.sort(-ga, axis=1)[:, :k]
-            idcg[idx] = np.einsum("nja,j->na", top, disc[: top.shape[1]])
+            idcg[np.ix_(idx, cols)] = np.einsum("nja,j->na", top, disc[: top.shape[1]])[:, : len(cols)]
         nd = np.divide(dcg, idcg, out=np.zeros_like(dcg), where=idcg > 0)
         return (nd * w).sum(axis=1)
 
