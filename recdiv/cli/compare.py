@@ -140,7 +140,7 @@ def _format_preferences(rep: dict, fmt: str) -> str:
         from recdiv.escape import markdown
 
         lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-        lines += ["| " + " | ".join(map(markdown, r)) + " |" for r in rows]
+        lines += ["| " + " | ".join([markdown(r[0]), markdown(r[1]), *r[2:]]) + " |" for r in rows]  # names: data
         return "\n".join(lines) + "\n\n" + markdown(note) + "\n"
     widths = [max(len(x) for x in col) for col in zip(head, *rows)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [head, *rows]]
