@@ -3,6 +3,8 @@ stated limit, never terabytes of allocation, a run until killed or a RecursionEr
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from recdiv import limits
@@ -101,11 +103,17 @@ def test_an_item_with_too_many_aspects_is_refused(files, capsys):
 
 
 def test_dense_arrays_from_the_data_are_bounded_before_allocation(files, capsys):
-    """30,000 items with an aspect each: a dense items × aspects indicator would hold 9·10⁸ cells."""
+    """30,000 items with an aspect each: a dense items × aspects indicator (MMR's set cosine) would hold 9·10⁸ cells;
+    nDCG-IA, which works on each chunk of users' own aspects, needs none and runs."""
     wide = "".join(f"i{i}\tg{i}\n" for i in range(1, 30_001))
     (files / "wide.tsv").write_text(wide, "utf-8")
-    err = _refused(["eval", "t.qrels", "a.run", "-m", "nDCG-IA(weights=uniform)@5", "--aspects", "wide.tsv"], capsys)
-    assert "30,000 × 30,000 cells" in err or "× 30,000 cells" in err
+    err = _refused(["rerank", "a.run", "--method", "MMR", "--aspects", "wide.tsv", "-o", "x.run"], capsys)
+    assert "30,000 × 30,000 cells" in err and not (files / "x.run").exists()
+    assert main(["eval", "t.qrels", "a.run", "-m", "nDCG-IA(weights=uniform)@5", "--aspects", "wide.tsv"]) == 0
+    # one aspect per item: nDCG(u|a) = 1/log2(1 + rank of the item having a), averaged over u's relevant items
+    want = sum(sum(1 / math.log2(list(range(u, u + 5)).index(i) + 2) if i in range(u, u + 5) else 0 for i in rel)
+               / len(rel) for u in range(1, 4) for rel in [[i for i in range(1, 9) if 1 + (u + i) % 5 >= 4]]) / 3
+    assert capsys.readouterr().out.split()[-1] == f"{want:.6f}" == "0.313224"
 
 
 @pytest.mark.parametrize(("param", "message"), [("factors=1000000000", "cells = "),

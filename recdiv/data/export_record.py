@@ -5,6 +5,7 @@ plain qrels file imports no heavy library."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 RECORD = "export.json"
@@ -12,7 +13,9 @@ RECORD = "export.json"
 
 def recorded_threshold(qrels: str | Path) -> tuple[float, Path] | None:
     """(τ, the record) when `qrels` is the qrels file of a `recdiv data export` folder whose export.json records the
-    threshold it needs; None otherwise (or when the record is not one)."""
+    threshold it needs; None otherwise (or when the record is not one, or `qrels` is a table, not a file)."""
+    if not isinstance(qrels, str | os.PathLike):
+        return None
     path = Path(qrels)
     record = path.parent / RECORD
     try:
