@@ -73,6 +73,10 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--alternative", choices=("two-sided", "greater", "less"), default="two-sided")
     p.add_argument("--train", default=None, help="training interactions TSV (novelty measures)")
     p.add_argument("--aspects", default=None, help="item-aspect TSV (diversity / intent-aware measures)")
+    p.add_argument("--item-groups", metavar="TSV", default=None,
+                   help="item groups TSV (item group [weight]) for AWRF and GroupExposure")
+    p.add_argument("--stochastic", metavar="DIR", action="append", default=[],
+                   help="a stochastic run: a directory of sampled run files, one per sample (repeatable)")
     p.add_argument("--rating-scale", metavar="MIN:MAX", default=None,
                    help="rating scale of the qrels grades, e.g. 1:5 (r_max of ERR, ERR-IA, ab-nDCG, graded gains)")
     p.add_argument("--per-user", action="store_true", help="add per-user values (JSON only)")
@@ -81,8 +85,16 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
                         "or a user<TAB>group file")
     p.add_argument("-o", "--output", default=None, help="write the report to this file (atomically)")
     from recdiv.cli.eval import INPUTS
+    from recdiv.cli.tradeoff import add_tradeoff_options
 
-    p.set_defaults(func=handler, paths=Paths(INPUTS, {"output": "-o", "per_user_out": "--per-user-out"}))
+    add_tradeoff_options(p)
+    p.set_defaults(func=handler, paths=Paths(INPUTS, {"output": "-o", "per_user_out": "--per-user-out"},
+                                             extra=_front_runs))
+
+
+def _front_runs(args: argparse.Namespace) -> list[str]:
+    """The run files of the --front NAME=RUN,RUN,... options (inputs, for the output guard)."""
+    return [run for front in getattr(args, "front", None) or [] for run in front.partition("=")[2].split(",") if run]
 
 
 def _preference_report(measure, runs, names, baseline, inputs, args, correction) -> dict:
@@ -161,7 +173,7 @@ def handler(args: argparse.Namespace) -> int:
     from recdiv.cli.evaluation import check_per_user_out, sort_measure_args, state, write_per_user
     from recdiv.eval.catalog import parse_measure
     from recdiv.eval.evaluate import evaluate
-    from recdiv.eval.io import baseline_name, check_needs, load_inputs, max_grade_note, run_names
+    from recdiv.eval.io import baseline_name, check_needs, load_inputs, max_grade_note
     from recdiv.eval.measure import PairwiseMeasure
     from recdiv.eval.results import Results
     from recdiv.eval.stats.corrections import canonical_correction
@@ -170,8 +182,8 @@ def handler(args: argparse.Namespace) -> int:
     measure_names = sort_measure_args(args, ("qrels", "runs"))
     if not measure_names:
         raise ConfigError("recdiv compare needs at least one measure: -m MEASURE")
-    if not args.qrels or not args.runs:
-        raise ConfigError("recdiv compare needs a qrels file and at least two run files")
+    if not args.qrels or not (args.runs or args.stochastic):
+        raise ConfigError("recdiv compare needs a qrels file and at least two run files (or --stochastic DIR)")
     test = canonical_test(args.test or "t")
     if args.correction is None:
         args.correction = "none" if test in MULTI_SYSTEM_TESTS else "holm"
@@ -189,12 +201,12 @@ def handler(args: argparse.Namespace) -> int:
         args.qrels, args.runs = None, [args.qrels, *args.runs]
     inputs = load_inputs(args.qrels, args.runs, subtopics=args.subtopics, train=args.train, aspects=args.aspects,
                          threshold=args.rel_threshold, population=args.population, scale=args.rating_scale,
-                         input_format=args.input_format)
+                         input_format=args.input_format, item_groups=args.item_groups, stochastic=args.stochastic)
     check_needs(measures, inputs, {"aspects": args.aspects, "train": args.train})
     note = max_grade_note(measures, inputs, args.subtopics or args.qrels)
     if note:
         print(note, file=sys.stderr)
-    names = run_names(args.runs)
+    names = list(inputs.runs)  # the run files' names (`run_names`), then the stochastic runs'
     if len(names) < 2:
         raise ConfigError("recdiv compare needs at least two runs")
     baseline = baseline_name(args.baseline, list(args.runs), names)
@@ -221,6 +233,15 @@ def handler(args: argparse.Namespace) -> int:
             cmp = res.compare(baseline=baseline, test=test, correction=correction, alpha=args.alpha,
                               alternative=args.alternative, seed=args.seed, n_samples=args.samples, ci=args.ci,
                               confidence=args.confidence)
+    tradeoff = None
+    if args.tradeoff:
+        from recdiv.cli.tradeoff import tradeoff_report
+
+        if not plain:
+            raise ConfigError(f"--tradeoff {args.tradeoff[0]}: not one of the compared per-user measures (-m)")
+        tradeoff = tradeoff_report(args, res, names, baseline)
+    elif args.front:
+        raise ConfigError("--front needs --tradeoff X Y")
     groups = {}
     if args.groups:
         from recdiv.eval.groups import labels_for
@@ -247,6 +268,10 @@ def handler(args: argparse.Namespace) -> int:
     made_by = provenance.of_command(args)
     if args.format == "json":
         payload = [{**r, "provenance": made_by} for _, r in reports]  # each object: one or a list of them
+        if tradeoff is not None:
+            from recdiv.cli.tradeoff import tradeoff_json
+
+            payload.append({**tradeoff_json(tradeoff), "provenance": made_by})
         text = json.dumps(payload[0] if len(payload) == 1 else payload, indent=2, ensure_ascii=False) + "\n"
     else:
         parts = []
@@ -261,6 +286,10 @@ def handler(args: argparse.Namespace) -> int:
                 parts.append(("### " if args.format == "markdown" else "== ") + title + "\n\n"
                              + {"table": c.to_table, "markdown": c.to_markdown}[args.format]())
         parts += [_format_preferences(r, args.format) for kind, r in reports if kind == "pref"]
+        if tradeoff is not None:
+            from recdiv.cli.tradeoff import format_tradeoff
+
+            parts.append(format_tradeoff(tradeoff, args.format))
         text = "\n".join(parts)
         if args.format == "latex":
             text = provenance.comment(made_by, "%") + text

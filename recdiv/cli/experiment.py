@@ -69,8 +69,8 @@ def _interrupted(command: str, out) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from recdiv.experiment.config import load_experiment
-    from recdiv.experiment.runner import run_experiment
+    from recdiv.experiment.run.runner import run_experiment
+    from recdiv.experiment.spec.experiment import load_experiment
 
     config = load_experiment(args.experiment)
     guard_experiment(config, args.experiment, args.out)
@@ -88,7 +88,7 @@ def guard_experiment(config, source, out) -> None:
     """The one output guard for an experiment: its output folder (the names recdiv writes there) must not hold the
     experiment file, a dataset it reads or a group file."""
     from recdiv.cli.options import dataset_folder
-    from recdiv.experiment.folder import OWN_ENTRIES
+    from recdiv.experiment.storage.folder import OWN_ENTRIES
     from recdiv.outputs import guard_outputs
 
     inputs = [source, *(f for d in config.datasets for f in dataset_folder(d.name, d.data_dir)),
@@ -98,7 +98,7 @@ def guard_experiment(config, source, out) -> None:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from recdiv.experiment.report import build_report
+    from recdiv.experiment.report.build import build_report
 
     rep = build_report(args.results)
     print(rep.markdown)
@@ -107,7 +107,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from recdiv.experiment.demo import run_demo
+    from recdiv.experiment.run.demo import run_demo
 
     try:
         result = run_demo(args.out, resume=args.resume, force=args.force, jobs=args.jobs,

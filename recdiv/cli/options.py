@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 
 
 def _int(text: str) -> int:
@@ -62,12 +63,15 @@ class Paths:
     `inputs`: argument names (dests) holding input paths (a path, a list of paths or None); `files`: dest → option
     of an output file; `folders`: dest → (option, glob patterns of the names written in that folder, or a function
     giving them); `extra`: a function of the parsed arguments giving more inputs (e.g. a dataset's folder found by
-    name)."""
+    name); `or_folder`: dest → glob patterns, for an output file option that may also name a folder (checked as a
+    folder output writing those names when it is one: `rerank -o DIR` of sampled rankings)."""
 
     def __init__(self, inputs: Iterable[str] = (), files: Mapping[str, str] | None = None,
                  folders: Mapping[str, tuple[str, tuple[str, ...] | Callable[[], tuple[str, ...]]]] | None = None,
-                 extra: Callable[[argparse.Namespace], Iterable[object]] | None = None):
+                 extra: Callable[[argparse.Namespace], Iterable[object]] | None = None,
+                 or_folder: Mapping[str, tuple[str, ...]] | None = None):
         self.inputs, self.files, self.folders, self.extra = tuple(inputs), dict(files or {}), dict(folders or {}), extra
+        self.or_folder = dict(or_folder or {})
 
     def check(self, args: argparse.Namespace) -> None:
         from recdiv.outputs import guard_outputs
@@ -79,9 +83,14 @@ class Paths:
         inputs += getattr(args, "measures", None) or []  # -m values that name files are positionals (eval, compare)
         if self.extra is not None:
             inputs += list(self.extra(args))
-        guard_outputs(inputs, files={opt: getattr(args, dest, None) for dest, opt in self.files.items()},
-                      folders={opt: (getattr(args, dest, None), pats() if callable(pats) else pats)
-                               for dest, (opt, pats) in self.folders.items()})
+        files = {dest: opt for dest, opt in self.files.items()}
+        folders = {dest: (opt, pats() if callable(pats) else pats) for dest, (opt, pats) in self.folders.items()}
+        for dest, pats in self.or_folder.items():
+            value = getattr(args, dest, None)
+            if dest in files and value is not None and Path(value).is_dir():
+                folders[dest] = (files.pop(dest), pats)
+        guard_outputs(inputs, files={opt: getattr(args, dest, None) for dest, opt in files.items()},
+                      folders={opt: (getattr(args, dest, None), pats) for dest, (opt, pats) in folders.items()})
 
 
 def dataset_folder(name: str | None, data_dir: str | None = None) -> list:
