@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1] / "recdiv"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("recdiv", "recdiv._lazy", "recdiv.config", "recdiv.errors", "recdiv.jit", "recdiv.progress",
               "recdiv.registry")),
-    ("array models", ("recdiv.models.concentration",)),  # functions of arrays only, used by dataset statistics
+    ("arrays", ("recdiv.arrays",)),  # functions of plain arrays only (Gini, entropy), used by dataset statistics
     ("data", ("recdiv.data",)),
     ("aspects", ("recdiv.aspects",)),
     ("models", ("recdiv.models",)),
@@ -33,11 +33,13 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 COMPONENTS = ("recdiv.algorithms", "recdiv.diversifiers", "recdiv.eval")
 #: inside recdiv.eval, lowest first
 EVAL_LAYERS: list[tuple[str, ...]] = [
-    ("recdiv.eval", "recdiv.eval.context", "recdiv.eval.measure", "recdiv.eval.params", "recdiv.eval.spellings"),
+    ("recdiv.eval", "recdiv.eval.context", "recdiv.eval.measure", "recdiv.eval.params", "recdiv.eval.spellings",
+     "recdiv.eval.partial"),
     ("recdiv.eval.metrics",),
     ("recdiv.eval.catalog", "recdiv.eval.stats", "recdiv.eval.tables", "recdiv.eval.charts"),
     ("recdiv.eval.evaluate", "recdiv.eval.io", "recdiv.eval.plots", "recdiv.eval.comparison", "recdiv.eval.html",
-     "recdiv.eval.groups", "recdiv.eval.user_values"),
+     "recdiv.eval.groups", "recdiv.eval.user_values", "recdiv.eval.ingest", "recdiv.eval.stream",
+     "recdiv.eval.ray_backend"),
     ("recdiv.eval.meta",),
     ("recdiv.eval.results", "recdiv.eval.reference"),
 ]
