@@ -110,13 +110,13 @@ def _in_memory(command, args, qrels, runs, measures, predictions) -> Evaluated:
                          aspects=args.aspects, previous=getattr(args, "previous", None), threshold=args.rel_threshold,
                          population=args.population, scale=args.rating_scale, input_format=args.input_format,
                          item_groups=args.item_groups, stochastic=args.stochastic)
+    check_needs(measures, inputs, {"aspects": args.aspects, "train": args.train})
     names = list(inputs.runs)
     baseline = baseline_name(args.baseline, [*runs, *predictions], names)
     for note in (max_grade_note(measures, inputs, args.subtopics or qrels),
                  unpredicted_note(measures, inputs, names[len(runs):])):
         if note:
             print(note, file=sys.stderr)
-    check_needs(measures, inputs, {"aspects": args.aspects, "train": args.train})
     evaluation = evaluate(inputs.runs, inputs.qrels, measures, inputs.context, baseline=baseline)
     judged = int((inputs.qrels.n_judged() > 0).sum())
     return Evaluated(command, evaluation, inputs.context, coverage(inputs), judged,
