@@ -12,13 +12,13 @@ aspects). FAIR's protected group: the items of genre g0.
 
 Parameters chosen so that both sides optimise the same objective (tests/diversifiers/test_pyversity.py states each
 convention): Pyversity's `diversity` d = 0.5 weighs the diversity term, recdiv's λ = 1 − d weighs relevance; MSD:
-raw scores on both sides (`norm=none`; for SSD Pyversity's `normalize_scores=False`); COVER: Pyversity sums the coverage,
-recdiv averages it, so λ = (1 − d)/(N·d + 1 − d) with N = 500, γ = 0.5, raw scores; DPP: Pyversity weighs items by
-exp(β·z) with β = 1 − d, z the z-scores with the population sd, recdiv `theta` = 2β/(1 + 2β) with `norm=zscore`
-(the sample sd: z is √((N−1)/N) smaller, a weight exp(0.999·β·z)). Pyversity computes in float32 and the
-genre vectors make many exact similarity ties, so lists can part after a near-tie: the "same lists" column says how
-often. The Chen et al. peer uses recdiv's default DPP kernel (θ = 0.5: q = exp(ŝ/2), ŝ min-max; S = cosine) and
-its stopping rule (max d² < 1e−10, then the rest in score order), so its lists are recdiv's.
+raw scores on both sides (`norm=none`; for SSD Pyversity's `normalize_scores=False`); COVER: Pyversity sums the
+coverage, recdiv averages it, so λ = (1 − d)/(N·d + 1 − d) with N = 500, γ = 0.5, raw scores; DPP: Pyversity
+weighs items by exp(β·z) with β = 1 − d, z the z-scores with the population sd, recdiv `theta` = 2β/(1 + 2β)
+with `norm=zscore` (the sample sd: z is √((N−1)/N) smaller, a weight exp(0.999·β·z)). Pyversity computes in
+float32 and the genre vectors make many exact similarity ties, so lists can part after a near-tie: the "same lists"
+column says how often. The Chen et al. peer uses recdiv's default DPP kernel (θ = 0.5: q = exp(ŝ/2), ŝ min-max;
+S = cosine) and its stopping rule (max d² < 1e−10, then the rest in score order), so its lists are recdiv's.
 
     python bench/bench_rerank_peers.py [--repeat 3] [--only MSD,DPP,...] [--users 6040]
 """
@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path

@@ -152,7 +152,7 @@ def test_factor_file_round_trip_and_errors(tmp_path):
 def test_norm_none_and_zscore_from_the_command_line(setup, capsys, method, param):
     """`--param norm=none` reads as a null value (`none` is also JSON's null in params), and a choice that includes
     the name "none" takes it as that name; DPP also weighs z-scores (Pyversity's DPP convention)."""
-    d, train, space, q, cands = setup
+    d, _, space, _, cands = setup
     run, err = _rerank(setup, capsys, "--method", method, "--aspects", d / "aspects.tsv", "--param", param)
     value = param.split("=")[1]
     assert f"norm={value}" in err
