@@ -2,8 +2,8 @@
 
 Workload: `bench_accuracy.workload` (6,040 users × top-100 lists over 3,706 items, ~165 judged items per user);
 item groups: every item in one of 5 groups (skewed sizes). recdiv computes EE-L, EE-D and EE-R with 100
-Plackett–Luce samples per user (softmax of the run's scores) at the cutoffs 100 and 20 — each measure draws its own
-samples — and AWRF, GroupExposure from the runs' rankings. Peer: a per-user loop with LensKit's
+Plackett–Luce samples per user (softmax of the run's scores) at the cutoffs 100 and 20 — the three share one draw
+per cutoff (the view's cache) — and AWRF, GroupExposure from the runs' rankings. Peer: a per-user loop with LensKit's
 `StochasticTopNRanker` (the same Plackett–Luce sampling) drawing the 100 rankings and NumPy accumulating the
 exposure, run on `--peer-users` users and extrapolated linearly.
 
