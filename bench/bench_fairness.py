@@ -65,7 +65,7 @@ def main() -> None:
         for m in ms:
             m.value(run, qrels, ctx)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        peer = lenskit_peer(run, S, args.peer_users, K) / args.peer_users * args.users * 3
+        peer = lenskit_peer(run, S, args.peer_users, K) / args.peer_users * args.users  # one draw gives all three
         print(f"| EE-L, EE-D, EE-R (samples={S})@{K} | {wall:.2f} | {cpu:.2f} | {peer:,.0f} |", flush=True)
     ms = parse_measures(["AWRF@100", "GroupExposure(group=g4)@100"])
     ctx = EvalContext(threshold=4.0, item_groups=space)
