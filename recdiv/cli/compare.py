@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from recdiv.cli.options import finite_float, positive_int, seed
 from recdiv.errors import ConfigError
@@ -153,10 +152,9 @@ def _format_preferences(rep: dict, fmt: str) -> str:
 
 def handler(args: argparse.Namespace) -> int:
     # deferred: numpy, scipy and the metrics load only when the command runs
-    from recdiv.cli.evaluation import check_per_user_out, sort_measure_args, state, write_per_user
+    from recdiv.cli.evaluation import check_per_user_out, evaluated, sort_measure_args, write_per_user
     from recdiv.eval.catalog import parse_measure
-    from recdiv.eval.evaluate import evaluate
-    from recdiv.eval.io import baseline_name, load_inputs, max_grade_note
+    from recdiv.eval.io import baseline_name, run_names, stochastic_runs
     from recdiv.eval.measure import PairwiseMeasure
     from recdiv.eval.results import Results
     from recdiv.eval.stats.corrections import canonical_correction
@@ -184,28 +182,25 @@ def handler(args: argparse.Namespace) -> int:
     check_per_user_out(args)
     if args.subtopics:  # every positional argument is a run
         args.qrels, args.runs = None, [args.qrels, *args.runs]
-    inputs = load_inputs(args.qrels, args.runs, subtopics=args.subtopics, train=args.train, aspects=args.aspects,
-                         threshold=args.rel_threshold, population=args.population, scale=args.rating_scale,
-                         input_format=args.input_format, item_groups=args.item_groups, stochastic=args.stochastic)
-    note = max_grade_note(measures, inputs, args.subtopics or args.qrels)
-    if note:
-        print(note, file=sys.stderr)
-    names = list(inputs.runs)  # the run files' names (`run_names`), then the stochastic runs'
+    names = run_names(args.runs)  # the run files' names, then the stochastic runs'
+    names += [name for name, _ in stochastic_runs(args.stochastic, names)]
     if len(names) < 2:
         raise ConfigError("recdiv compare needs at least two runs")
     baseline = baseline_name(args.baseline, list(args.runs), names)
-    runs = inputs.runs
     pref = [m for m in measures if isinstance(m, PairwiseMeasure)]
     plain = [m for m in measures if not isinstance(m, PairwiseMeasure)]
+    done = evaluated("compare", args, args.qrels, args.runs, plain)
+    if pref and done.inputs is None:
+        raise ConfigError(f"{pref[0]} in recdiv compare needs the runs in memory: raise --memory (or evaluate it with "
+                          "recdiv eval --baseline, which streams)")
     reports: list[tuple[str, object]] = []  # (kind, payload) in measure order
     if plain:
         from recdiv.eval.stats.significance import BOOTSTRAP_SAMPLES, PERMUTATION_SAMPLES
         from recdiv.eval.stats.tukey import TUKEY_SAMPLES
         from recdiv.progress import Progress
 
-        evaluation = evaluate(runs, inputs.qrels, plain, inputs.context)
-        write_per_user(args, evaluation)
-        res = Results.from_evaluation(evaluation)
+        write_per_user(args, done.evaluation)
+        res = Results.from_evaluation(done.evaluation)
         samples = args.samples or {"permutation": PERMUTATION_SAMPLES, "bootstrap": BOOTSTRAP_SAMPLES,
                                    "tukey": TUKEY_SAMPLES}.get(test)
         bar = Progress(f"compare: {test} test", len(plain) * samples if samples else None,
@@ -225,16 +220,15 @@ def handler(args: argparse.Namespace) -> int:
         raise ConfigError("--front needs --tradeoff X Y")
     groups = {}
     if args.groups:
-        from recdiv.eval.groups import labels_for
-
         if not plain:
             raise ConfigError("--groups needs at least one per-user measure")
-        groups = res.compare_groups(labels_for(args.groups, inputs.qrels, inputs.context), baseline=baseline,
+        groups = res.compare_groups(done.labels(args.groups), baseline=baseline,
                                     test=test, correction=correction, alpha=args.alpha, alternative=args.alternative,
                                     seed=args.seed, n_samples=args.samples, ci=args.ci, confidence=args.confidence)
     for m in measures:
         if m in pref:
-            reports.append(("pref", _preference_report(str(m), runs, names, baseline, inputs, args, correction)))
+            reports.append(("pref", _preference_report(str(m), done.inputs.runs, names, baseline, done.inputs, args,
+                                                       correction)))
         else:
             d = cmp.to_dict(str(m))
             if groups:
@@ -279,5 +273,5 @@ def handler(args: argparse.Namespace) -> int:
     from recdiv.cli.output import emit
 
     emit(text, args.output)
-    state("compare", inputs)  # after the output: a failed command prints only its one-line error
+    done.state()  # after the output: a failed command prints only its one-line error
     return 0

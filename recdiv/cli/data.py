@@ -6,7 +6,8 @@ import argparse
 import json
 import sys
 
-from recdiv.data.fetch import SOURCES, fetch
+from recdiv.data.datasets import DATASETS
+from recdiv.data.fetch import fetch
 
 DATA_DIR_HELP = ("folder holding datasets by name; it must exist (default: search $RECDIV_DATA, ../shared/data and "
                  "~/.cache/recdiv/data, where `recdiv data fetch` stores)")
@@ -25,8 +26,8 @@ def configure_data(data: argparse.ArgumentParser) -> None:
     info.set_defaults(func=_info)
 
     fet = sub.add_parser("fetch", help="download, verify and unpack an official dataset archive",
-                         description=f"Download one of: {', '.join(SOURCES)}.")
-    fet.add_argument("dataset", metavar="NAME", help=f"one of {', '.join(SOURCES)}")
+                         description=f"Download one of: {', '.join(DATASETS)}.")
+    fet.add_argument("dataset", metavar="NAME", help=f"one of {', '.join(DATASETS)}")
     fet.add_argument("--dir", "--data-dir", dest="dir", metavar="DIR",
                      help="target folder (default: $RECDIV_DATA, else ~/.cache/recdiv/data; the commands find a "
                           "dataset by name in both)")

@@ -20,13 +20,14 @@ import scipy.sparse as sp
 
 from recdiv.data._build import attribute_from_pairs, interactions_from_frame
 from recdiv.data._read import check_ids, iter_tables, plain, read_table, resolve_duplicates
+from recdiv.data.datasets import FORMATS
 from recdiv.data.interactions import Dataset, Interactions
 from recdiv.data.vocab import Vocab
 from recdiv.errors import DataError
 
 DEFAULT_MIN_TAG_USERS = 2
-LASTFM_1K_LOG = "userid-timestamp-artid-artname-traid-traname.tsv"
-LASTFM_360K_PLAYS = "usersha1-artmbid-artname-plays.tsv"
+LASTFM_1K_LOG = FORMATS.get("lastfm-1k").marker  # userid-timestamp-artid-artname-traid-traname.tsv
+LASTFM_360K_PLAYS = FORMATS.get("lastfm-360k").marker  # usersha1-artmbid-artname-plays.tsv
 
 
 def cdf_ratings(interactions: Interactions, n_scale: float = 5) -> Interactions:

@@ -100,11 +100,21 @@ class Reranker(ABC):
     """
 
     NAME: ClassVar[str] = ""
+    FORMULA: ClassVar[str] = ""  # the objective f(i | S), for the reference table of docs/diversifiers.md
+    CITATION: ClassVar[str] = ""  # its source
     Config: ClassVar[type[RerankerConfig]] = RerankerConfig
     #: context parts the reranker reads: "train" (profiles p(a|u), popularity), "aspects" (A(i), p(a|u)),
     #: "similarity" (an item similarity: over the aspects by default, or set in the context)
     NEEDS: ClassVar[tuple[str, ...]] = ("aspects",)
     BLOCK_USERS: ClassVar[int] = 512  # users per block: keeps the per-step (users × N) arrays in cache
+
+    @staticmethod
+    def reference(params: dict, cands: list[int], scores: list[float], k: int, env) -> list[int]:
+        """A readable per-user loop of the objective (the oracle the vectorised reranker is tested against):
+        `params` as given to `make_reranker`, one user's candidates (item indices, best first) and scores, the list
+        length and the user's `recdiv.diversifiers.reference.UserEnv`; returns the chosen positions. Every
+        built-in reranker defines it beside its class (`recdiv.diversifiers.reference.reference_rerank`)."""
+        raise NotImplementedError("this reranker has no per-user reference loop")
 
     def __init__(self, config: RerankerConfig | None = None, **params):
         if config is not None and params:

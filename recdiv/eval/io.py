@@ -126,14 +126,16 @@ def check_scale(table: Table, column: str, scale: tuple[float, float] | None) ->
         raise table.error(f"grade {g[j]:g} is outside the rating scale {scale[0]:g}:{scale[1]:g} (--rating-scale)", j)
 
 
-def max_grade_note(measures: Iterable[Measure], inputs: EvalInputs, qrels_path: str | Path) -> str | None:
-    """One line saying where r_max comes from, for measures that use it when no scale was declared; else None."""
+def max_grade_note(measures: Iterable[Measure], inputs: EvalInputs, qrels_path: str | Path,
+                   r_max: tuple[float, str] | None = None) -> str | None:
+    """One line saying where r_max comes from, for measures that use it when no scale was declared; else None.
+    `r_max`: (value, source) when the qrels are not in memory (a streamed evaluation)."""
     from recdiv.eval.context import max_grade
 
     users = [str(m) for m in measures if m.uses_max_grade()]
     if not users or inputs.context.scale is not None:
         return None
-    value, source = max_grade(inputs.context, inputs.qrels)
+    value, source = r_max or max_grade(inputs.context, inputs.qrels)
     verb = "uses" if len(users) == 1 else "use"
     return (f"recdiv: note: {', '.join(users)} {verb} the maximum grade r_max = {value:g}, {source} ({qrels_path}); "
             "declare the rating scale with --rating-scale MIN:MAX (gdeval fixes 4)")
@@ -222,6 +224,23 @@ def load_inputs(
         from recdiv.data.samples import RankingSamples
 
         runs[name] = RankingSamples([rankings_of(t, users, items) for t in tables])
+    context = context_of(users, items, threshold=threshold, population=population, scale=scale,
+                         tables=(tt, at, gt, pt))
+    return EvalInputs(qrels, runs, context)
+
+
+def context_of(users: Vocab, items: Vocab, *, threshold: float, population: str = "relevant",
+               scale: tuple[float, float] | None = None, train=None, aspects=None, item_groups=None, previous=None,
+               input_format: str | None = None, tables=None) -> EvalContext:
+    """The evaluation context over the given vocabularies: threshold, population, rating scale and the context files
+    (`train` interactions TSV, `aspects` and `item_groups` item-aspect TSV, `previous` run), or their parsed
+    `tables` (train, aspects, item groups, previous; None where absent)."""
+    if tables is None:
+        tables = (parse_interactions_tsv(train) if train is not None else None,
+                  parse_item_aspects_tsv(aspects) if aspects is not None else None,
+                  parse_item_aspects_tsv(item_groups) if item_groups is not None else None,
+                  read_run(previous, format=input_format) if previous is not None else None)
+    tt, at, gt, pt = tables
     context = EvalContext(threshold=threshold, population=population, scale=scale)  # type: ignore[arg-type]
     if tt is not None:
         context.train = interactions_of(tt, users, items)
@@ -235,7 +254,7 @@ def load_inputs(
         context.item_groups = AspectSpace(items, *aspect_matrix(gt, items), name="item groups")
     if pt is not None:
         context.previous = rankings_of(pt, users, items)
-    return EvalInputs(qrels, runs, context)
+    return context
 
 
 def stochastic_runs(directories: Sequence[str | Path], names: Iterable[str]) -> list[tuple[str, list[Path]]]:
@@ -282,20 +301,29 @@ class RunCoverage:
 def coverage(inputs: EvalInputs) -> list[RunCoverage]:
     """The `RunCoverage` of every run of `inputs` (population from the context's threshold and population)."""
     ctx, qrels = inputs.context, inputs.qrels
+    evaluated = len(qrels.population(ctx.threshold, ctx.population))
+    out = []
+    for name, run in inputs.runs.items():
+        listed, matched, unjudged, outside, first = coverage_counts(run, qrels, ctx).tolist()
+        example = str(qrels.users.id_of(first)) if first >= 0 else None
+        out.append(RunCoverage(name, listed, evaluated, matched, unjudged, outside, example))
+    return out
+
+
+def coverage_counts(run: Rankings, qrels: Qrels, context: EvalContext) -> np.ndarray:
+    """[listed, matched, unjudged, outside, the first unjudged listed user (dense index) or -1] of a run (see
+    `RunCoverage`): counts, so a streamed evaluation adds them up over its blocks of users."""
     n = len(qrels.users)
     judged = qrels.n_judged() > 0
     in_pop = np.zeros(n, dtype=bool)
-    in_pop[qrels.population(ctx.threshold, ctx.population)] = True
-    out = []
-    for name, run in inputs.runs.items():
-        listed = np.zeros(n, dtype=bool)
-        for r in getattr(run, "samples", (run,)):  # a stochastic run lists the users any sample lists
-            listed[r.users[r.lengths > 0]] = True
-        unjudged = listed & ~judged
-        example = str(qrels.users.id_of(np.flatnonzero(unjudged)[:1])[0]) if unjudged.any() else None
-        out.append(RunCoverage(name, int(listed.sum()), int(in_pop.sum()), int((listed & in_pop).sum()),
-                               int(unjudged.sum()), int((listed & judged & ~in_pop).sum()), example))
-    return out
+    in_pop[qrels.population(context.threshold, context.population)] = True
+    listed = np.zeros(n, dtype=bool)
+    for r in getattr(run, "samples", (run,)):  # a stochastic run lists the users any sample lists
+        listed[r.users[r.lengths > 0]] = True
+    unjudged = listed & ~judged
+    first = np.flatnonzero(unjudged)
+    return np.array([listed.sum(), (listed & in_pop).sum(), unjudged.sum(), (listed & judged & ~in_pop).sum(),
+                     first[0] if len(first) else -1], dtype=np.int64)
 
 
 def _load_subtopic_inputs(path, sources, threshold, population, scale, input_format) -> EvalInputs:

@@ -113,11 +113,13 @@ class Param:
 
 
 #: every measure class by canonical name (spelling rule of `recdiv.registry`: case and punctuation are ignored)
-MEASURES: Registry[type[Measure]] = Registry("measure")
+MEASURES: Registry[type[Measure]] = Registry("measure", group="recdiv.measures", base="recdiv.eval.measure:Measure")
 
 
 def register(cls: type[Measure]) -> type[Measure]:
-    """Class decorator: make a measure class available to `parse_measure` under `cls.NAME` (and `cls.ALIASES`)."""
+    """Class decorator for measures outside recdiv: make a measure class available to `parse_measure` under
+    `cls.NAME` (and `cls.ALIASES`) when its module is imported. (The built-ins are registered in
+    `recdiv.eval.catalog.BUILTINS`, imported on first lookup.)"""
     return MEASURES.add(cls.NAME, cls, aliases=cls.ALIASES)
 
 
@@ -255,7 +257,17 @@ class PerUserMeasure(Measure):
         raise NotImplementedError
 
     def aggregate(self, values: np.ndarray, view) -> float:
-        """System value from the per-user values of `view` (the mean over the evaluated users)."""
+        """System value from the per-user values of `view`: `aggregate_final` of `aggregate_state`."""
+        return self.aggregate_final(values, self.aggregate_state(values, view))
+
+    def aggregate_state(self, values: np.ndarray, view):
+        """What the system value needs of a block of users besides their per-user values, as a mergeable partial
+        result (`recdiv.eval.partial`; None: nothing). A streamed evaluation merges the blocks' states."""
+        return None
+
+    def aggregate_final(self, values: np.ndarray, state) -> float:
+        """The system value from the per-user values of every evaluated user (population order) and the merged
+        `aggregate_state`s: the mean over the evaluated users, unless a measure says otherwise."""
         return float(np.mean(values)) if len(values) else 0.0
 
     def value(self, rankings: Rankings, qrels: Qrels, context: EvalContext | None = None) -> float:
@@ -292,7 +304,16 @@ class SystemMeasure(Measure):
             return float(np.mean([self.system_value(s, qrels, context) for s in samples]))
         return self.system_value(rankings, qrels, context)
 
-    def system_value(self, rankings: Rankings, qrels: Qrels, context: EvalContext) -> float:  # pragma: no cover
+    def system_value(self, rankings: Rankings, qrels: Qrels, context: EvalContext) -> float:
+        """`finish` of the `block_state` of all lists: the one formula of the in-memory and the streamed paths."""
+        return self.finish(self.block_state(rankings, qrels, context), len(rankings.item_vocab))
+
+    def block_state(self, rankings: Rankings, qrels: Qrels, context: EvalContext):  # pragma: no cover - abstract
+        """A mergeable partial result (`recdiv.eval.partial`) of the lists of `rankings` (one block of users)."""
+        raise NotImplementedError
+
+    def finish(self, state, n_items: int) -> float:  # pragma: no cover - abstract
+        """The system value from the merged state of every block (`n_items`: the size of the item vocabulary)."""
         raise NotImplementedError
 
 

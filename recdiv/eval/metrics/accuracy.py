@@ -19,9 +19,18 @@ import numpy as np
 
 from recdiv.errors import ConfigError
 from recdiv.eval.context import RunView
-from recdiv.eval.measure import Param, PerUserMeasure, SystemMeasure, register
+from recdiv.eval.measure import Param, PerUserMeasure, SystemMeasure
 from recdiv.eval.params import LEVEL, POSITION_DISC
-from recdiv.models.discount import Discount, ExponentialDiscount, HalfLifeDiscount, JKDiscount, parse_discount
+from recdiv.eval.partial import ByUser
+from recdiv.models.discount import (
+    Discount,
+    ExponentialDiscount,
+    HalfLifeDiscount,
+    JKDiscount,
+    parse_discount,
+    rank_order_sum,
+    row_sums,
+)
 from recdiv.models.gain import GAINS, gain_values
 from recdiv.models.relevance import stop_probability
 
@@ -61,22 +70,13 @@ def _stats(view: RunView, cutoff: int | None):
     return _memo(view, ("prefix", w), lambda: _prefix_stats(view.rel, w))
 
 
-def _rank_order_sum(terms: np.ndarray) -> np.ndarray:
-    """Σ_k terms[:, k] per row, added rank by rank (k = 1, 2, ...): trec_eval's summation order, so that every
-    value is the same to the last bit (NumPy's sum adds pairwise)."""
-    total = np.zeros(terms.shape[0])
-    for c in range(terms.shape[1]):
-        total += terms[:, c]
-    return total
-
-
 def _prefix_stats(rel: np.ndarray, w: int):
     """Per row over the first w positions: hits, Σ_k rel_k·hits_k/k (the AP numerator), rank of the first hit."""
     if w == 0:
         return np.zeros(len(rel)), np.zeros(len(rel)), np.full(len(rel), np.inf)
     top = rel[:, :w]
     cum = np.cumsum(top, axis=1, dtype=np.int64)
-    ap = _rank_order_sum(np.where(top, cum / _ranks(w), 0.0))
+    ap = rank_order_sum(np.where(top, cum / _ranks(w), 0.0))
     first = np.where(top.any(axis=1), np.argmax(top, axis=1) + 1.0, np.inf)
     return cum[:, -1].astype(np.float64), ap, first
 
@@ -160,13 +160,12 @@ def _dcg(view: RunView, gain: str, discount: Discount, cutoff: int | None) -> np
         judged = ~np.isnan(g)
         terms = np.where(judged, gain_values(gain, np.where(judged, g, 0.0), float(view.threshold)), 0.0)
         factor, divide = _rank_factors(discount, max(w, 1))
-        return _rank_order_sum(_discounted(terms, factor[:w], divide))
+        return rank_order_sum(_discounted(terms, factor[:w], divide))
 
     return _memo(view, ("dcg", gain, discount.spec, w), compute)
 
 
 # measures ------------------------------------------------------------------------------------------
-@register
 class Precision(_Leveled):
     """Precision at K: the fraction of the top K that is relevant.
 
@@ -184,7 +183,6 @@ class Precision(_Leveled):
         return _hits(view, self.cutoff) / self.cutoff
 
 
-@register
 class Recall(_Leveled):
     """Recall at K: the fraction of all relevant test items found in the top K.
 
@@ -200,7 +198,6 @@ class Recall(_Leveled):
         return _safe_div(_hits(view, self.cutoff), view.n_rel)
 
 
-@register
 class F1(_Leveled):
     """Harmonic mean of P@K and Recall@K.
 
@@ -217,7 +214,6 @@ class F1(_Leveled):
         return _safe_div(2.0 * _hits(view, self.cutoff), self.cutoff + view.n_rel)
 
 
-@register
 class HitRate(_Leveled):
     """Hit rate: 1 if any relevant item is in the top K.
 
@@ -233,7 +229,6 @@ class HitRate(_Leveled):
         return (_hits(view, self.cutoff) > 0).astype(np.float64)
 
 
-@register
 class AP(_Leveled):
     """Average precision (trec_eval `map_cut.K`; without cutoff trec_eval `map`).
 
@@ -272,7 +267,6 @@ class _DCGBase(_Leveled):
         return _dcg(view, self.gain, self.discount, self.cutoff)
 
 
-@register
 class DCG(_DCGBase):
     """Discounted cumulative gain (unnormalised).
 
@@ -288,7 +282,6 @@ class DCG(_DCGBase):
         return self._dcg(view)
 
 
-@register
 class NDCG(_DCGBase):
     """Normalised DCG with trec_eval's ideal: the gains of all judged items (retrieved or not), sorted.
 
@@ -307,7 +300,6 @@ class NDCG(_DCGBase):
         return _safe_div(self._dcg(view), _ideal(view, self.gain, self.discount, self.cutoff))
 
 
-@register
 class RR(_Leveled):
     """Reciprocal rank of the first relevant item (mean over users = MRR).
 
@@ -323,7 +315,6 @@ class RR(_Leveled):
         return 1.0 / _stats(view, self.cutoff)[2]
 
 
-@register
 class Rprec(_Leveled):
     """R-precision: precision at rank |Rel_u|.
 
@@ -359,7 +350,6 @@ def _nonrel_above(view: RunView) -> np.ndarray:
     return _memo(view, "nonrel_above", compute)
 
 
-@register
 class Bpref(_Leveled):
     """bpref: how often relevant items are ranked above judged non-relevant ones (unjudged items skipped).
 
@@ -384,7 +374,6 @@ class Bpref(_Leveled):
         return _safe_div(np.where(view.rel[:, :w], term, 0.0).sum(axis=1), view.n_rel)
 
 
-@register
 class InfAP(_Leveled):
     """Inferred average precision (Yilmaz & Aslam 2006).
 
@@ -423,7 +412,6 @@ class InfAP(_Leveled):
         return _safe_div(np.where(view.rel[:, :w], e, 0.0).sum(axis=1), view.n_rel)
 
 
-@register
 class RBP(_Leveled):
     """Rank-biased precision (Moffat & Zobel 2008): a user moves to the next item with probability p.
 
@@ -448,10 +436,9 @@ class RBP(_Leveled):
             g = view.rel[:, :w].astype(np.float64)
         else:
             g = np.nan_to_num(view.grades[:, :w], nan=0.0).clip(min=0.0) / view.max_grade
-        return (1.0 - self.p) * (g @ ExponentialDiscount(self.p).positions(w))
+        return (1.0 - self.p) * row_sums(g, ExponentialDiscount(self.p).positions(w))
 
 
-@register
 class ERR(_Leveled):
     """Expected reciprocal rank (Chapelle et al. 2009), cascade model, RankSys recsys instantiation.
 
@@ -495,7 +482,6 @@ class _HalfLife:
         return hl, hl_max
 
 
-@register
 class HLU(_HalfLife, PerUserMeasure):
     """Half-life utility (Breese, Heckerman & Kadie 1998), per user normalised by the best possible list.
 
@@ -513,7 +499,6 @@ class HLU(_HalfLife, PerUserMeasure):
         return _safe_div(hl, hl_max)
 
 
-@register
 class HLUBreese(_HalfLife, SystemMeasure):
     """Breese's system-level half-life utility: 100 · Σ_u HL(u, R) / Σ_u HL_max(u) (no per-user values).
 
@@ -525,8 +510,11 @@ class HLUBreese(_HalfLife, SystemMeasure):
     CITATION = "Breese, Heckerman & Kadie 1998"
     SECTION = "A.11"
 
-    def system_value(self, rankings: Rankings, qrels: Qrels, context: EvalContext) -> float:
+    def block_state(self, rankings: Rankings, qrels: Qrels, context: EvalContext) -> ByUser:
         view = RunView.of(context, rankings, qrels)
-        hl, hl_max = self._sums(view)
+        return ByUser(view.users, self._sums(view))
+
+    def finish(self, state: ByUser, n_items: int) -> float:
+        hl, hl_max = state.arrays
         total = float(hl_max.sum())
         return 100.0 * float(hl.sum()) / total if total > 0 else 0.0

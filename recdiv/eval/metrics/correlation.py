@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from recdiv.eval.measure import PerUserMeasure, register
+from recdiv.eval.measure import PerUserMeasure
 from recdiv.eval.metrics.accuracy import _memo
+from recdiv.eval.partial import Sums
 
 if TYPE_CHECKING:
     from recdiv.eval.context import RunView
@@ -103,13 +104,12 @@ class _RankEffectiveness(PerUserMeasure):
     CUTOFF = "none"
     SECTION = "A.12"
 
-    def aggregate(self, values: np.ndarray, view) -> float:
+    def aggregate_final(self, values: np.ndarray, state) -> float:
         """Mean over the users where the measure is defined (NaN = skipped); NaN if none is."""
         ok = ~np.isnan(values)
         return float(values[ok].mean()) if ok.any() else float("nan")
 
 
-@register
 class Spearman(_RankEffectiveness):
     """Spearman's ρ between the run's scores and the true grades of each user's rated items in the run.
 
@@ -126,7 +126,6 @@ class Spearman(_RankEffectiveness):
         return _pearson(average_ranks(scores, mask), average_ranks(grades, mask), mask)
 
 
-@register
 class Kendall(_RankEffectiveness):
     """Kendall's τ_b between the run's scores and the true grades of each user's rated items in the run.
 
@@ -145,7 +144,6 @@ class Kendall(_RankEffectiveness):
         return np.where((p["tx"] > 0) & (p["ty"] > 0), np.clip(tau, -1.0, 1.0), np.nan)
 
 
-@register
 class FCP(_RankEffectiveness):
     """Fraction of concordant pairs (Koren & Sill 2013 §5.2; Surprise `accuracy.fcp`).
 
@@ -164,8 +162,12 @@ class FCP(_RankEffectiveness):
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(den > 0, p["nc"] / den, np.nan)
 
-    def aggregate(self, values: np.ndarray, view) -> float:
-        """Σ_u n_c / Σ_u (n_c + n_d): a ratio of sums over users, not the mean of per-user ratios."""
+    def aggregate_state(self, values: np.ndarray, view) -> Sums:
+        """(Σ_u n_c, Σ_u (n_c + n_d)) over a block of users: counts, so blocks add up exactly."""
         p = _pair_counts(view)
-        den = float((p["nc"] + p["nd"]).sum())
-        return float(p["nc"].sum()) / den if den > 0 else float("nan")
+        return Sums((np.float64(p["nc"].sum()), np.float64((p["nc"] + p["nd"]).sum())))
+
+    def aggregate_final(self, values: np.ndarray, state: Sums) -> float:
+        """Σ_u n_c / Σ_u (n_c + n_d): a ratio of sums over users, not the mean of per-user ratios."""
+        nc, den = (float(x) for x in state.arrays)
+        return nc / den if den > 0 else float("nan")

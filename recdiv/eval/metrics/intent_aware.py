@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from recdiv.eval.measure import Param, register
+from recdiv.eval.measure import Param
 from recdiv.eval.metrics.greedy_ideal import chunks_by_width, padded_rows
 from recdiv.eval.metrics.intents import (
     _AspectMeasure,
@@ -29,7 +29,7 @@ from recdiv.eval.metrics.intents import (
     run_arrays,
 )
 from recdiv.eval.params import IDEAL_TIES, REDUNDANCY, WEIGHTS
-from recdiv.models.discount import LogDiscount, ReciprocalDiscount
+from recdiv.models.discount import LogDiscount, ReciprocalDiscount, row_sums
 from recdiv.models.relevance import is_judged, is_relevant, stop_probability
 
 GAIN = Param("gain", str, "binary", "relevance weight ĝ: 1, or r/r_max (graded α-nDCG [RECON])",
@@ -42,7 +42,6 @@ COVER = Param("rel", str, "binary", "items that cover their aspects: relevant on
 # --------------------------------------------------------------------------------------------------
 # α-nDCG family
 # --------------------------------------------------------------------------------------------------
-@register
 class AlphaNDCG(_AspectMeasure):
     """α-nDCG: novelty- and redundancy-aware nDCG over aspects (Clarke et al., SIGIR 2008).
 
@@ -67,11 +66,10 @@ class AlphaNDCG(_AspectMeasure):
         disc = LOG.positions(k)
         dcg = _alpha_dcg(view, k, self.alpha, graded, disc)
         _, ig = alpha_ideal_lists(view, self.alpha, graded, self.ideal_ties, k)
-        idcg = ig @ disc[: ig.shape[1]]
+        idcg = row_sums(ig, disc[: ig.shape[1]])
         return np.divide(dcg, idcg, out=np.zeros_like(dcg), where=idcg > 0)
 
 
-@register
 class AlphaDCG(_AspectMeasure):
     """α-DCG, unnormalised (norm=none) or with ndeval's collection-independent "ideal-ideal" normalisation.
 
@@ -102,7 +100,7 @@ class AlphaDCG(_AspectMeasure):
 
 def _alpha_dcg(view, k: int, alpha: float, graded: bool, disc: np.ndarray) -> np.ndarray:
     """Σ_{k≤K} G(k)·disc_k of the run for every evaluated user."""
-    return alpha_run_gains(view, k, alpha, graded) @ disc
+    return row_sums(alpha_run_gains(view, k, alpha, graded), disc)
 
 
 def _alpha_err(view, measure, k: int) -> np.ndarray:
@@ -110,7 +108,6 @@ def _alpha_err(view, measure, k: int) -> np.ndarray:
     return _alpha_dcg(view, k, measure.alpha, False, RECIP.positions(k))
 
 
-@register
 class ERRIA(_AspectMeasure):
     """ERR-IA: intent-aware expected reciprocal rank (Chapelle et al. 2009; Agrawal et al. 2009).
 
@@ -148,7 +145,6 @@ class ERRIA(_AspectMeasure):
         return np.bincount(u, weights=w[u, a] * rv * surv / (pos + 1.0), minlength=len(items))
 
 
-@register
 class NERRIA(_AspectMeasure):
     """nERR-IA (ndeval): E@K = Σ_{k≤K} G_α(k)/k with binary α-nDCG gains, divided by E@K of the greedy α-ideal.
 
@@ -165,11 +161,10 @@ class NERRIA(_AspectMeasure):
         k = cutoff_of(self, view)
         e = _alpha_err(view, self, k)
         _, ig = alpha_ideal_lists(view, self.alpha, False, self.ideal_ties, k)
-        ie = ig @ RECIP.positions(ig.shape[1])
+        ie = row_sums(ig, RECIP.positions(ig.shape[1]))
         return np.divide(e, ie, out=np.zeros_like(e), where=ie > 0)
 
 
-@register
 class NDCGIA(_AspectMeasure):
     """nDCG-IA = Σ_a w_a nDCG@K(u|a), nDCG(u|a) counting as relevant only items of Rel_u having a.
 
@@ -211,7 +206,6 @@ class NDCGIA(_AspectMeasure):
         return (nd * w).sum(axis=1)
 
 
-@register
 class PIA(_AspectMeasure):
     """P-IA@K = Σ_a w_a |{k ≤ K : i_k ∈ Rel_u, a ∈ A(i_k)}| / K (Agrawal et al. 2009; ndeval with uniform weights).
 
@@ -239,7 +233,6 @@ def _relevant_pairs(measure, view, k: int):
     return w, aspect_pairs(items, rel, aspect_index(view), space.n_aspects)
 
 
-@register
 class MAPIA(_AspectMeasure):
     """Intent-aware average precision: MAP-IA@K = Σ_a w_a AP@K(u|a), AP(u|a) counting as relevant only the items of
     Rel_u having a: AP@K(u|a) = (1/|Rel_{u,a}|) Σ_{k≤K, i_k∈Rel_u, a∈A(i_k)} |{l ≤ k : i_l ∈ Rel_u, a ∈ A(i_l)}|/k.
@@ -278,7 +271,6 @@ def _coverage(view, measure, k):
     return pos[first], u[first], n_target
 
 
-@register
 class SRecall(_AspectMeasure):
     """Subtopic recall: S-recall@K = |∪_{k≤K, i_k∈Rel_u} A(i_k) ∩ A_u^rel| / |A_u^rel| (Zhai et al., SIGIR 2003).
 
@@ -298,7 +290,6 @@ class SRecall(_AspectMeasure):
         return np.divide(covered, tot, out=np.zeros(len(tot)), where=tot > 0)
 
 
-@register
 class SRR(_AspectMeasure):
     """Subtopic reciprocal rank: 1/min{k : S-recall@k = 1} if that rank is ≤ K, else 0 (Zhai et al. 2003).
 

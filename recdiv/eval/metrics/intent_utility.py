@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from recdiv.eval.measure import Param, register
+from recdiv.eval.measure import Param
 from recdiv.eval.metrics.greedy_ideal import chunks_by_width, padded_rows
 from recdiv.eval.metrics.intents import (
     _AspectMeasure,
@@ -26,7 +26,7 @@ from recdiv.eval.metrics.intents import (
     run_arrays,
 )
 from recdiv.eval.params import IDEAL_TIES, REDUNDANCY, WEIGHTS
-from recdiv.models.discount import ExponentialDiscount
+from recdiv.models.discount import ExponentialDiscount, row_sums
 from recdiv.models.relevance import is_relevant, stop_probability
 
 ALPHA = replace(REDUNDANCY, default=0.25)
@@ -48,10 +48,9 @@ def _weighted_alpha_gains(view, items, grades, alpha, w):
 
 
 def _nrbp(gains: np.ndarray, alpha: float, beta: float) -> np.ndarray:
-    return (1.0 - (1.0 - alpha) * beta) * (gains @ ExponentialDiscount(beta).positions(gains.shape[1]))
+    return (1.0 - (1.0 - alpha) * beta) * row_sums(gains, ExponentialDiscount(beta).positions(gains.shape[1]))
 
 
-@register
 class NRBP(_AspectMeasure):
     """Novelty- and rank-biased precision (Clarke, Kolla, Vechtomova, ICTIR 2009).
 
@@ -75,7 +74,6 @@ class NRBP(_AspectMeasure):
         return _nrbp(self._gains(view)[0], self.alpha, self.beta)
 
 
-@register
 class NNRBP(NRBP):
     """nNRBP = NRBP / NRBP of the greedy α-ideal list (§C.1) built over all judged items (ndeval's nNRBP).
 
@@ -95,7 +93,6 @@ class NNRBP(NRBP):
         return np.divide(nrbp, inrbp, out=np.zeros_like(nrbp), where=inrbp > 0)
 
 
-@register
 class EU(_AspectMeasure):
     """Expected Utility [RECON: reconstructed definition — Amigó et al.'s formalisation was not available].
 
@@ -117,10 +114,9 @@ class EU(_AspectMeasure):
         items = view.at(view.items, k, fill=-1)
         gains = alpha_run_gains(view, k, self.alpha, weights=w)
         disc = ExponentialDiscount(self.p).positions(k)
-        return (1.0 - self.p) * ((gains - self.e * (items >= 0)) @ disc)
+        return (1.0 - self.p) * row_sums(gains - self.e * (items >= 0), disc)
 
 
-@register
 class RBU(_AspectMeasure):
     """Rank-Biased Utility (Amigó, Spina, Carrillo-de-Albornoz, SIGIR 2018; code rmit-ir/RBU).
 
@@ -166,5 +162,5 @@ class RBU(_AspectMeasure):
         surv = np.exp(exclusive_group_sum(np.log(np.maximum(1.0 - rv, 1e-300)), gstart))
         browse = ExponentialDiscount(self.p)
         util = np.bincount(u, weights=w[u, a] * rv * surv * browse.at(pos + 1), minlength=len(items))
-        cost = (items >= 0) @ browse.positions(k)
+        cost = row_sums(items >= 0, browse.positions(k))
         return (1.0 - self.p) * (util - self.e * cost)

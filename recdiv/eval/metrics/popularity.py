@@ -16,9 +16,10 @@ import numpy as np
 
 from recdiv.errors import ConfigError
 from recdiv.eval.context import RunView
-from recdiv.eval.measure import Measure, Param, PerUserMeasure, SystemMeasure, register
+from recdiv.eval.measure import Measure, Param, PerUserMeasure, SystemMeasure
 from recdiv.eval.metrics.expected import _cached
 from recdiv.eval.metrics.intents import user_rows
+from recdiv.eval.partial import Sums
 from recdiv.models.novelty import gather, short_head, user_frequency
 
 if TYPE_CHECKING:
@@ -61,7 +62,6 @@ class _Popularity(PerUserMeasure):
     SECTION = ""
 
 
-@register
 class ARP(_Popularity):
     """Average recommendation popularity: ARP@K(u) = (1/|L_u|) Σ_{i∈L_u} φ(i), φ(i) = |U_i| training users.
 
@@ -80,7 +80,6 @@ class ARP(_Popularity):
         return _per_item(gather(phi, items).sum(axis=1), n)
 
 
-@register
 class APLT(_Popularity):
     """Average percentage of long-tail items: APLT@K(u) = |L_u ∩ Γ| / |L_u|, Γ = items outside the short head.
 
@@ -99,7 +98,6 @@ class APLT(_Popularity):
         return _per_item(tail.sum(axis=1), n)
 
 
-@register
 class ACLT(_Popularity):
     """Average coverage of long-tail items: ACLT@K(u) = |L_u ∩ Γ|, the number of long-tail items in the list.
 
@@ -130,10 +128,14 @@ class _GroupDisparity(SystemMeasure):
         """(numerators (2,), denominators (2,)) for (head, tail), summed over the evaluated users."""
         raise NotImplementedError  # pragma: no cover - abstract
 
-    def system_value(self, rankings: Rankings, qrels: Qrels, context: EvalContext) -> float:
+    def block_state(self, rankings: Rankings, qrels: Qrels, context: EvalContext) -> Sums:
+        """(numerators, denominators): counts over the block's users, so blocks add up exactly."""
         view = RunView.of(context, rankings, qrels)
         items, _ = _list(self, view)
-        num, den = self.counts(view, items, _head(self, view))
+        return Sums(self.counts(view, items, _head(self, view)))
+
+    def finish(self, state: Sums, n_items: int) -> float:
+        num, den = state.arrays
         p = np.divide(num, den, out=np.zeros(2), where=den > 0)
         return float(np.std(p) / np.mean(p)) if p.sum() > 0 else float("nan")
 
@@ -152,7 +154,6 @@ class _GroupDisparity(SystemMeasure):
         return float((among @ g).sum() - (among.multiply(seen) @ g).sum())
 
 
-@register
 class PopRSP(_GroupDisparity):
     """Popularity-based ranking statistical parity: P(g) = Σ_u |L_u^K ∩ G_g| / Σ_u |G_g \\ P_u| (P_u = training
     items of u) for g ∈ {Φ, Γ}; PopRSP@K = std(P) / mean(P) = |P_Φ − P_Γ| / (P_Φ + P_Γ); 0 = parity.
@@ -173,7 +174,6 @@ class PopRSP(_GroupDisparity):
         return num, den
 
 
-@register
 class PopREO(_GroupDisparity):
     """Popularity-based ranking equal opportunity: as PopRSP over relevant items only, P(g) = Σ_u |L_u^K ∩ G_g ∩
     Rel_u| / Σ_u |G_g ∩ Rel_u \\ P_u|; PopREO@K = std(P) / mean(P); 0 = equal opportunity.

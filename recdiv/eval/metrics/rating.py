@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from recdiv.eval.measure import PerUserMeasure, register
+from recdiv.eval.measure import PerUserMeasure
+from recdiv.eval.partial import Ragged
 
 __all__ = ["MAE", "RMSE"]
 
@@ -42,15 +43,18 @@ class _Error(PerUserMeasure):
         with np.errstate(invalid="ignore", divide="ignore"):
             return self._finish(np.where(n > 0, total / np.maximum(n, 1), np.nan))
 
-    def aggregate(self, values: np.ndarray, view) -> float:
-        """Over all rated, predicted pairs of the evaluated users at once (not the mean of the per-user values)."""
+    def aggregate_state(self, values: np.ndarray, view) -> Ragged:
+        """Every rated, predicted pair's term, user after user (merged in user order)."""
         err, ok = prediction_errors(view)
-        if not ok.any():
+        return Ragged(view.users, ok.sum(axis=1), self._per_pair(err[ok]))
+
+    def aggregate_final(self, values: np.ndarray, state: Ragged) -> float:
+        """Over all rated, predicted pairs of the evaluated users at once (not the mean of the per-user values)."""
+        if not len(state.values):
             return float("nan")
-        return float(self._finish(np.array([self._per_pair(err[ok]).mean()]))[0])
+        return float(self._finish(np.array([state.values.mean()]))[0])
 
 
-@register
 class RMSE(_Error):
     """Root mean squared error: RMSE = sqrt(mean over rated, predicted pairs of (s(u,i) − r(u,i))²); per user over
     the user's pairs, system value over all pairs. Herlocker et al., TOIS 2004; LensKit `RMSE`."""
@@ -66,7 +70,6 @@ class RMSE(_Error):
         return np.sqrt(mean)
 
 
-@register
 class MAE(_Error):
     """Mean absolute error: MAE = mean over rated, predicted pairs of |s(u,i) − r(u,i)|; per user over the user's
     pairs, system value over all pairs. Herlocker et al., TOIS 2004; LensKit `MAE`."""
