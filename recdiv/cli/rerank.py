@@ -7,11 +7,14 @@
 What a reranker reads follows from what it declares it needs (`Reranker.NEEDS`):
   aspects     A(i) and p(a|u) (IASelect, xQuAD, PM2, Calibrated): --aspects, or latent aspects — the L dominant
               factors of each item, --factors/--factors-from with --dominant L;
-  similarity  an item similarity (MMR, Ziegler, DPP): --similarity cosine|jaccard (over the aspects),
-              latent-cosine (over the factors) or pearson (over --train ratings); default cosine when there are
-              aspects, else latent-cosine when there are factors;
-  train       training interactions: user profiles, popularity (IASelect, xQuAD, PM2, Calibrated, NGD).
-Random needs nothing. Item factors come from `recdiv recommend --factors-out FILE` or are fitted here on --train
+  similarity  an item similarity (MMR, Ziegler, DPP, MSD, SSD, COVER, Swap): --similarity cosine|jaccard (over
+              the aspects), latent-cosine (over the factors) or pearson (over --train ratings); default cosine
+              when there are aspects, else latent-cosine when there are factors;
+  train       training interactions: user profiles, popularity (IASelect, xQuAD, PM2, Calibrated, NGD);
+  item_groups the protected group (FAIR): --item-groups FILE (item<TAB>group), `--param group=NAME` when several.
+Random and PlackettLuce need nothing; PlackettLuce with `--param samples=N` (N > 1) writes N sampled runs into the
+folder -o (a stochastic run for `recdiv eval --stochastic`). Item factors come from `recdiv recommend
+--factors-out FILE` or are fitted here on --train
 (--factors-from wrmf, with --factors-param k=v).
 """
 
