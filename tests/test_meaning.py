@@ -153,3 +153,15 @@ def test_a_group_file_of_other_users_is_an_error(files, capsys):
     (files / "groups.tsv").write_text("zz1\tA\nzz2\tB\n", "utf-8")
     err = _error(capsys, "eval", "t.qrels", "a.run", "-m", "P@5", "--groups", "groups.tsv")
     assert "--groups groups.tsv: no evaluated user is in any group" in err
+
+
+def test_a_streamed_evaluation_over_zero_users_is_an_error_too(files, capsys, monkeypatch):
+    """Runs larger than --memory are evaluated in blocks (recdiv.eval.stream): the same refusal of a mean over 0
+    users, and the threshold an export records is used there too."""
+    import recdiv.eval.stream
+
+    monkeypatch.setattr(recdiv.eval.stream, "streaming_needed", lambda *a, **k: True)
+    (files / "ones.qrels").write_text("".join(f"u{u} 0 i{i} 1\n" for u in range(1, 4) for i in range(1, 9)))
+    err = _error(capsys, "eval", "ones.qrels", "a.run", "-m", "P@5")
+    assert "no user has a relevant item at --rel-threshold 4" in err and "mean over 0 users" in err
+    assert main(["eval", "ones.qrels", "a.run", "-m", "P@5", "--rel-threshold", "1"]) == 0

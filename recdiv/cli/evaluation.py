@@ -142,6 +142,10 @@ def _streamed(command, args, qrels, runs, measures) -> Evaluated:
                         population=args.population, scale=args.rating_scale, baseline=args.baseline,
                         input_format=args.input_format, memory=args.memory, backend=args.backend,
                         workdir=args.workdir)
+    if not any(c.evaluated for c in s.coverages):  # as `recdiv.eval.io.check_population` in memory
+        where = f" (from {record})" if record is not None else ""
+        raise ConfigError(f"{qrels}: no user has a relevant item at --rel-threshold {s.context.threshold:g}{where}: "
+                          "a mean over 0 users is no number; a lower --rel-threshold counts more grades as relevant")
     note = max_grade_note(measures, EvalInputs(None, {}, s.context), qrels, r_max=s.r_max)  # type: ignore[arg-type]
     if note:
         print(note, file=sys.stderr)
