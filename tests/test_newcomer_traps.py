@@ -32,7 +32,7 @@ def test_dataset_did_you_mean(tmp_path, monkeypatch):
 
     (tmp_path / "ml-100k").mkdir()
     monkeypatch.setenv("RECDIV_DATA", str(tmp_path))
-    with pytest.raises(DataError, match=r"no dataset 'ml100' \(did you mean 'ml100k'\?\)"):
+    with pytest.raises(DataError, match=r"no dataset 'ml100' \(did you mean 'ml-100k'\?\)"):
         dataset_path("ml100")
     with pytest.raises(DataError, match=r"no dataset 'ml-10k' \(did you mean 'ml-100k'\?\)"):
         dataset_path("ml-10k")

@@ -56,16 +56,6 @@ def add_conventions_option(p: argparse.ArgumentParser) -> None:
                         "and parameters written in a measure still win (default: recdiv)")
 
 
-def missing_input(measure, need: str) -> str:
-    """The error for a measure whose context lacks `need`, naming an option the command has: the item similarity
-    of dist=latent-cosine comes from item factors, which only experiments and Python give."""
-    if need == "similarity":
-        return (f"{measure} compares items by latent factors, which the command line does not read: use "
-                "dist=cosine or dist=jaccard with --aspects FILE, dist=pearson with --train FILE, or an experiment "
-                "([metrics] similarity = \"latent-cosine\") or Python (EvalContext(similarity=LatentCosine(factors)))")
-    return f"{measure} needs `{need}` in the evaluation context: pass --{need.replace('_', '-')} FILE"
-
-
 def add_input_options(p: argparse.ArgumentParser) -> None:
     """What `recdiv eval` and `recdiv compare` share about their files and their scale: the format of runs and
     qrels, a file for the per-user values, the memory budget and the backend."""
@@ -155,13 +145,13 @@ def _in_memory(command, args, qrels, runs, measures, predictions) -> Evaluated:
 
 def _streamed(command, args, qrels, runs, measures) -> Evaluated:
     from recdiv.eval.groups import group_labels
-    from recdiv.eval.io import EvalInputs, max_grade_note
+    from recdiv.eval.io import EvalInputs, max_grade_note, missing_input
     from recdiv.eval.stream import evaluate_stream
 
     for m in measures:
         for need in m.NEEDS:
             if getattr(args, need, None) is None:
-                raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need.replace('_', '-')} FILE")
+                raise ConfigError(missing_input(m, need))
     from recdiv.data.export_record import recorded_threshold
 
     threshold, record = args.rel_threshold, None

@@ -292,6 +292,16 @@ def check_population(qrels: Qrels, threshold: float, population: str, path, reco
                       f"{float(grades.min()):g} to {hi:g}): a mean over 0 users is no number; {hint}")
 
 
+def missing_input(measure, need: str) -> str:
+    """The error for a measure whose context lacks `need`, naming an option the commands have: the item similarity
+    of dist=latent-cosine comes from item factors, which only experiments and Python give."""
+    if need == "similarity":
+        return (f"{measure} compares items by latent factors, which the command line does not read: use "
+                "dist=cosine or dist=jaccard with --aspects FILE, dist=pearson with --train FILE, or an experiment "
+                "([metrics] similarity = \"latent-cosine\") or Python (EvalContext(similarity=LatentCosine(factors)))")
+    return f"{measure} needs `{need}` in the evaluation context: pass --{need.replace('_', '-')} FILE"
+
+
 def check_needs(measures: Iterable[Measure], inputs: EvalInputs, files: dict[str, str | Path | None]) -> None:
     """ConfigError, before any measure is computed, for a measure whose context is missing or describes nothing it
     evaluates — the numbers would be plausible and meaningless: an aspect file (`files["aspects"]`) that gives no
@@ -302,7 +312,7 @@ def check_needs(measures: Iterable[Measure], inputs: EvalInputs, files: dict[str
     for m in measures:
         for need in m.NEEDS:
             if getattr(ctx, need, None) is None:
-                raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need.replace('_', '-')} FILE")
+                raise ConfigError(missing_input(m, need))
 
     def users_of(need: str) -> str:
         return ", ".join(str(m) for m in measures if need in m.NEEDS)
