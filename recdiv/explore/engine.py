@@ -274,9 +274,18 @@ class Engine:
         if space_name is not None:
             space, factors, cfg, skey = self.space(p, space_name)
             similarity = similarity_for(cfg.similarity, space, factors, p.data.split.train, cfg.kind)
-        key = ("rerank", p.data.key, skey, p.config.seed)
+        groups, gkey = self.item_groups(p)
+        key = ("rerank", p.data.key, skey, p.config.seed, gkey)
         return self._context(key, lambda: Context(train=p.data.split.train, aspects=space, similarity=similarity,
-                                                  seed=p.config.seed, threads=self.threads))
+                                                  seed=p.config.seed, threads=self.threads, item_groups=groups))
+
+    def item_groups(self, p: Prepared):
+        """(item groups, their key) of the experiment's `item_groups` space (FAIR, AWRF, GroupExposure), or
+        (None, None)."""
+        if p.config.item_groups is None:
+            return None, None
+        space, _, _, key = self.space(p, p.config.item_groups)
+        return space, key
 
     def eval_context(self, p: Prepared):
         from recdiv.experiment.tasks.spaces import similarity_for
@@ -289,10 +298,12 @@ class Engine:
         if name is not None:
             space, factors, cfg, skey = self.space(p, name)
             similarity = similarity_for(m.similarity or cfg.similarity, space, factors, p.data.split.train, cfg.kind)
-        key = ("eval", p.data.key, skey, m.threshold, m.population, m.similarity)
+        groups, gkey = self.item_groups(p)
+        key = ("eval", p.data.key, skey, m.threshold, m.population, m.similarity, gkey)
         return self._context(key, lambda: Context(threshold=m.threshold, population=m.population,
                                                   train=p.data.split.train, aspects=space, similarity=similarity,
-                                                  scale=p.data.split.train.scale, threads=self.threads)), key
+                                                  scale=p.data.split.train.scale, threads=self.threads,
+                                                  item_groups=groups)), key
 
     # systems ----------------------------------------------------------------------------------------------------
     def diversifier(self, p: Prepared, label: str):
