@@ -188,6 +188,7 @@ def serve(catalog: Catalog, defaults: State, *, host: str = "127.0.0.1", port: i
         _wait_started(server)
         warm.start()
         return Served(url, server, thread, app)
+    one_native_thread()
     print(f"recdiv explore: {url}", file=sys.stderr)
     if token:
         print("recdiv explore: anyone who can reach this address and has the link (with its token) can use the "
@@ -205,6 +206,16 @@ def serve(catalog: Catalog, defaults: State, *, host: str = "127.0.0.1", port: i
         app.close()
     print("recdiv explore: stopped", file=sys.stderr)
     return Served(url, server, None, app)
+
+
+def one_native_thread() -> None:
+    """BLAS on one thread in this process, as in `recdiv run`'s workers: the server's compute workers are the
+    parallelism (a bootstrap interval's 1000 × n product takes 1.4 ms on one thread and 30 ms with two threads
+    per worker spinning against each other on a busy machine); the values do not depend on it
+    (tests/explore/test_equal_cli.py computes the explorer's side with one thread)."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1, user_api="blas")
 
 
 def free_port() -> int:
@@ -241,12 +252,15 @@ def _wait_started(server, timeout: float = 20.0) -> None:
 
 
 def _warm(app, state: State) -> None:
-    """Load the first view's dataset and fit its baseline before the browser asks (errors show in the page)."""
+    """Compute the first view before the browser asks: load its dataset, fit its baseline, its lists, table and
+    trade-off curve (errors show in the page)."""
     from recdiv.explore import views
 
     try:
         p = app.engine.prepare(state)
         views.population(app.engine, p)
+        views.user_view(app.engine, p)
+        views.curve(app.engine, p)  # its grid's lists and measures: a λ move onto the grid is then a lookup
     except Exception:  # the page reports the same problem when it asks
         pass
 

@@ -70,12 +70,15 @@ def population(engine: Engine, p: Prepared) -> dict[str, Any]:
     next request of the same systems (a user change)."""
     ranks = _rankings(engine, p)
     st = p.config.statistics
-    key = ("population", tuple(k for _, k in ranks.values()), engine.eval_context(p)[1], p.state.measures,
+    ekey = engine.eval_context(p)[1]
+    key = ("population", tuple(k for _, k in ranks.values()), ekey, p.state.measures,
            st.model_dump_json(), p.config.seed, p.config.report.confidence)
-    return engine.memo(key, lambda: _population(engine, p, ranks))
+    return engine.memo(key, lambda: _population(engine, p, ranks, ekey))
 
 
-def _population(engine: Engine, p: Prepared, ranks: dict[str, tuple]) -> dict[str, Any]:
+def _population(engine: Engine, p: Prepared, ranks: dict[str, tuple], ekey) -> dict[str, Any]:
+    """The table of `Results.compare`, whose intervals and p-values are kept per system (and pair) in the
+    engine's statistics memo: a new λ of A computes A's intervals and tests only."""
     from recdiv.eval.results import Results
 
     measures = list(p.state.measures)
@@ -87,7 +90,8 @@ def _population(engine: Engine, p: Prepared, ranks: dict[str, tuple]) -> dict[st
     res = Results(per_user, system_values=system if any(system.values()) else None)
     base = {s: (None if s == "baseline" else "baseline") for s in res.systems}
     cmp = res.compare(baseline=base, test=st.test, correction=correction, alpha=st.alpha, seed=p.config.seed,
-                      ci="bootstrap", ci_samples=CI_SAMPLES, confidence=p.config.report.confidence)
+                      ci="bootstrap", ci_samples=CI_SAMPLES, confidence=p.config.report.confidence,
+                      keys={s: (key, ekey) for s, (_, key) in ranks.items()}, memo=engine.statistics)
     rows = []
     for m in measures:
         for s in res.systems:

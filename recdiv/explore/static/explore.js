@@ -6,6 +6,8 @@
 const $ = (id) => document.getElementById(id);
 const q = new URLSearchParams(document.body.dataset.state || "");
 const token = new URLSearchParams(location.search).get("token");
+// this page's session: the server drops a request of it that still waits when a newer one of the same kind comes
+const session = Array.from(crypto.getRandomValues(new Uint8Array(9)), (b) => b.toString(16).padStart(2, "0")).join("");
 let options = null, optionsFor = null, view = null, users = [];
 let viewCtl = null, curveCtl = null, timer = null, curveTimer = null, jobsTimer = null;
 const curveAxes = {};  // measures the reader chose for the curve (else the server picks accuracy × diversity)
@@ -46,7 +48,7 @@ function apiUrl(path, extra) {
 }
 
 async function getJSON(path, extra, signal) {
-  const r = await fetch(apiUrl(path, extra), {signal});
+  const r = await fetch(apiUrl(path, {...extra, session}), {signal});
   if (r.status === 204) return null;
   let body;
   try { body = await r.json(); } catch (e) { throw new Error(`the explorer answered ${r.status} without a message`); }
