@@ -424,10 +424,39 @@ def run(args: argparse.Namespace) -> int:
     work = Path(tempfile.mkdtemp(prefix="recdiv-golden-"))
     out.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    norm = Normaliser(WORK=work, DATA=data, TREE=tree)
+    t0, load = time.perf_counter(), f"{os.getloadavg()[0]:.1f}"
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # `timeout`, kill: clean up as after Ctrl-C
+    try:
+        norm = Normaliser(WORK=work, DATA=data, TREE=tree)
+        surprises = execute(work, stage, norm, exe, data, tree)
+        store(work, stage, norm, exe.parent / "python")
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        if not args.keep_work:
+            shutil.rmtree(work, ignore_errors=True)
+        raise
+    if out.exists():
+        shutil.rmtree(out)
+    stage.rename(out)
+    if args.keep_work:
+        print(f"golden: work folder kept: {work}", file=sys.stderr)
+    else:
+        shutil.rmtree(work)
+    files = sum(1 for p in out.rglob("*") if p.is_file())
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(f"golden: {len(steps())} commands, {files} files in {out}; wall {time.perf_counter() - t0:.0f} s, CPU "
+          f"{cpu.ru_utime + cpu.ru_stime:.0f} s, load average {load} before, {os.getloadavg()[0]:.1f} after",
+          file=sys.stderr)
+    for s in surprises:
+        print(f"golden: unexpected exit code: {s}", file=sys.stderr)
+    return 0
+
+
+def execute(work: Path, stage: Path, norm: Normaliser, exe: Path, data: Path, tree: Path) -> list[str]:
+    """Run every step in `work`, its log into stage/log; the steps whose exit code was not the expected one."""
     env = {**os.environ, "RECDIV_DATA": str(data), "COLUMNS": "100", "PYTHONIOENCODING": "utf-8"}
     (stage / "log").mkdir()
-    t0, surprises, load = time.perf_counter(), [], f"{os.getloadavg()[0]:.1f}"
+    surprises = []
     for step in steps():
         t = time.perf_counter()
         if step.action is not None:
@@ -452,22 +481,7 @@ def run(args: argparse.Namespace) -> int:
         if proc.returncode != step.expect:
             surprises.append(f"{step.name}: exit {proc.returncode} (expected {step.expect})")
         print(f"{step.name:32} exit {proc.returncode}  {time.perf_counter() - t:5.1f} s", file=sys.stderr)
-    store(work, stage, norm, exe.parent / "python")
-    if out.exists():
-        shutil.rmtree(out)
-    stage.rename(out)
-    if args.keep_work:
-        print(f"golden: work folder kept: {work}", file=sys.stderr)
-    else:
-        shutil.rmtree(work)
-    files = sum(1 for p in out.rglob("*") if p.is_file())
-    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
-    print(f"golden: {len(steps())} commands, {files} files in {out}; wall {time.perf_counter() - t0:.0f} s, CPU "
-          f"{cpu.ru_utime + cpu.ru_stime:.0f} s, load average {load} before, {os.getloadavg()[0]:.1f} after",
-          file=sys.stderr)
-    for s in surprises:
-        print(f"golden: unexpected exit code: {s}", file=sys.stderr)
-    return 0
+    return surprises
 
 
 def store(work: Path, stage: Path, norm: Normaliser, python: Path) -> None:
@@ -704,7 +718,11 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("commands", help="print the command lines of a run")
     args = parser.parse_args(argv)
     if args.command == "run":
-        return run(args)
+        try:
+            return run(args)
+        except KeyboardInterrupt:
+            print("golden: interrupted (temporary folders removed)", file=sys.stderr)
+            return 130
     if args.command == "compare":
         return compare(args)
     for s in steps():

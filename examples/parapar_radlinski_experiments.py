@@ -2,7 +2,7 @@
 
 P&R use MovieLens 20M; the shared data has ML-100K, so this runs on ML-100K (943 users, 19 genres) with a seeded
 per-user 20 % random holdout as the ground truth (`holdout_split(…, 0.2, seed=0)`). Everything is computed on the
-test ratings only: the systems are the P&R ideal ordering (METRICS.md §F.7) of each user's test items and its
+test ratings only: the systems are the P&R ideal ordering (docs/intent-aware.md) of each user's test items and its
 perturbations; profile intent weights (EU, RBU) come from the test ratings too (the context's ``train`` is the test
 set) and αβ-nDCG uses ``gamma_source=test`` — the w(u,a) of eq. 9 on the ground truth, as in the ideal ordering.
 

@@ -80,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(command or "")
     try:
         args = parser.parse_args(argv)
+        args.command_line = ["recdiv", *argv]  # recorded in the outputs (recdiv.provenance)
         if not getattr(args, "func", None):
             parser.print_help()
             return 2

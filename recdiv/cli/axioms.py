@@ -10,7 +10,7 @@ Table 1 are checked (αβ-nDCG@10, graded α-nDCG@10, NRBP, S-recall@10, S-RR@10
 `recdiv.eval.meta.axioms.table1` does. Markdown: ● holds / ○ fails as measured, with P&R's mark in brackets where
 it differs (metrics not in Table 1 get no bracket). JSON: {"cases", "seed", "max_size", "threshold", "axioms",
 "metrics": [{"metric", "paper": [axioms P&R mark as satisfied] | null, "axioms": {AXIOM: {"holds", "checked",
-"paper"}}}]}. METRICS.md §F.8.
+"paper"}}}]}. docs/intent-aware.md
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ DEFAULT_MEASURES = ("ab-nDCG@10", "alpha-nDCG(gain=graded)@10", "NRBP", "S-recal
 
 def configure_axioms(p: argparse.ArgumentParser) -> None:
     p.description = ("Check which of Parapar & Radlinski's eight axioms (RecSys 2021, Table 1) each metric "
-                     "satisfies on generated instances, next to the paper's marks (METRICS.md §F.8).")
+                     "satisfies on generated instances, next to the paper's marks (docs/intent-aware.md).")
     p.add_argument("-m", "--measure", action="append", dest="measures", default=None,
                    help="measure, e.g. ab-nDCG@10 (repeatable; default: the metrics of P&R Table 1)")
     p.add_argument("--cases", type=positive_int, default=30, help="random instances per universal axiom (default 30)")
@@ -95,11 +95,15 @@ def handler(args: argparse.Namespace) -> int:
     if args.output:
         check_output_file(args.output, "-o")
     results = check(measures, args.cases, args.seed, args.max_size, args.rel_threshold)
+    from recdiv import provenance
+
+    made_by = provenance.of_command(args)
     if args.format == "json":
         text = to_json(results, cases=args.cases, seed=args.seed, max_size=args.max_size,
-                       threshold=args.rel_threshold)
+                       threshold=args.rel_threshold, provenance=made_by)
     else:
         text = to_markdown(results, short_names=not args.measures)
+        text += "\n" + provenance.markdown_comment(made_by).rstrip()
     if args.output:
         from recdiv.data.textio import atomic_write
 

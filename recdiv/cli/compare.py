@@ -8,14 +8,14 @@
 
 Runs and qrels are read into one vocabulary (`recdiv.eval.io.load_inputs`). Without --baseline every pair of
 runs is tested; with it, each run against the baseline. Every mean and every tested difference gets a confidence
-interval (t by default, or the bootstrap percentile interval; METRICS.md §F, docs/statistics.md). `--test tukey` is
+interval (t by default, or the bootstrap percentile interval; docs/statistics.md). `--test tukey` is
 the randomised Tukey HSD that keeps the per-user pairing (family-wise p-values over all runs, so no correction);
 `--test tukey-anova` the blocked two-way-ANOVA version. JSON (one measure): {"measure", "test", "correction",
 "means": {RUN: mean}, "ci": {"method", "level", "means": {RUN: [low, high]}}, "pairs": [{"a", "b", "mean_a",
 "mean_b", "p_value", "p_adjusted", "effect_size", "difference", "ci": [low, high], ...}]}; several measures give a
 list of such objects.
 
-Pairwise preference measures (``lexirecall``, ``lexiprecision``; METRICS.md §D.5) have no per-run mean: each pair
+Pairwise preference measures (``lexirecall``, ``lexiprecision``; docs/intent-aware.md) have no per-run mean: each pair
 gets its per-user preferences π_u ∈ {−1, 0, +1} of a over b, the two-sided sign test, wins/ties/losses and
 effect_size = mean preference; ``--per-user`` adds ``"per_user": {"A>B": {USER: π}}``.
 """
@@ -35,7 +35,7 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
     from recdiv.eval.stats.corrections import CORRECTIONS  # the names for --help
     from recdiv.eval.stats.significance import TESTS
 
-    p.description = ("Paired significance tests between TREC runs (METRICS.md §F): means, p-values, corrected "
+    p.description = ("Paired significance tests between TREC runs (docs/statistics.md): means, p-values, corrected "
                      "p-values and effect sizes (Cohen's d_z).")
     from recdiv.cli.evaluation import InOrder, add_measure_option
 
@@ -228,8 +228,11 @@ def handler(args: argparse.Namespace) -> int:
                 ids = [str(u) for u in res.users]
                 d["per_user"] = {s: dict(zip(ids, map(float, res.per_user(s, str(m))))) for s in res.systems}
             reports.append(("plain", d))
+    from recdiv import provenance
+
+    made_by = provenance.of_command(args)
     if args.format == "json":
-        payload = [r for _, r in reports]
+        payload = [{**r, "provenance": made_by} for _, r in reports]  # each object: one or a list of them
         text = json.dumps(payload[0] if len(payload) == 1 else payload, indent=2, ensure_ascii=False) + "\n"
     else:
         parts = []
@@ -245,6 +248,10 @@ def handler(args: argparse.Namespace) -> int:
                              + {"table": c.to_table, "markdown": c.to_markdown}[args.format]())
         parts += [_format_preferences(r, args.format) for kind, r in reports if kind == "pref"]
         text = "\n".join(parts)
+        if args.format == "latex":
+            text = provenance.comment(made_by, "%") + text
+        elif args.format == "markdown":
+            text += "\n" + provenance.markdown_comment(made_by)
     from recdiv.cli.output import emit
 
     emit(text, args.output)

@@ -113,6 +113,10 @@ def main(args: argparse.Namespace) -> int:
         result = evaluation.to_dict(per_user=args.per_user)
         if args.groups:
             result["groups"] = group_means(args.groups, inputs, evaluation)
+        if args.format == "json":
+            from recdiv import provenance
+
+            result["provenance"] = provenance.of_command(args)
         writer = {"table": format_table, "json": format_json, "csv": format_csv}[args.format]
         text = writer(result, [str(m) for m in measures])
     state("eval", inputs)  # once the numbers exist: a failed command prints only its one-line error
@@ -212,15 +216,14 @@ def format_csv(result: dict, measures: list[str]) -> str:
 
 def list_text() -> str:
     """Every registered measure, grouped by family, with its parameters, formula, citation and notes."""
-    from recdiv.eval.reference import grouped, notes, parameter_lines, signature
+    from recdiv.eval.reference import grouped, guide, notes, parameter_lines, signature
 
     lines = []
     for family, classes in grouped().items():
-        lines.append(f"{family}:")
+        lines.append(f"{family} (docs/{guide(family) or 'metrics.md'}):")
         for cls in classes:
             extra = "; ".join(notes(cls)).replace("`", "")
-            lines.append(f"  {signature(cls)}" + (f"  — METRICS.md §{cls.SECTION}" if cls.SECTION else "")
-                         + (f"  [{extra}]" if extra else ""))
+            lines.append(f"  {signature(cls)}" + (f"  [{extra}]" if extra else ""))
             if cls.FORMULA:
                 lines.append(f"      {cls.FORMULA}")
             if cls.CITATION:

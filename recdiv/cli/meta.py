@@ -5,7 +5,7 @@
         [--robustness-samples N] [--sparsity-levels 1,0.5,0.1] [--popularity-levels 0,5,10,20]
         [--perturbation-k 10] [--seed S] [--format text|json] [--plots DIR] [--html FILE] [-o FILE]
 
-Analyses (default dp, asl, sparsity, popularity; `recdiv.eval.meta.study`, METRICS.md §F.5–F.7): Valcarce's
+Analyses (default dp, asl, sparsity, popularity; `recdiv.eval.meta.study`, docs/meta-evaluation.md): Valcarce's
 discriminative power (randomisation p-value curves, DP = Σ p), Sakai's ASL curves (paired bootstrap), Kendall τ_b
 robustness to sparsity (random removal of test ratings) and to popularity bias (removal of the most popular items'
 test ratings; popularity counts train ∪ test with --train), and Parapar & Radlinski's perturbation experiments
@@ -33,7 +33,7 @@ def _floats(text: str) -> list[float]:
 def configure_meta(p: argparse.ArgumentParser) -> None:
     p.description = ("Meta-evaluation of measures over runs: discriminative power (Valcarce DP, Sakai ASL), "
                      "Kendall τ robustness to sparsity and popularity bias, and Parapar & Radlinski's "
-                     "perturbation experiments (METRICS.md §F.5-F.7).")
+                     "perturbation experiments (docs/meta-evaluation.md).")
     p.add_argument("qrels", help="TREC qrels file (user 0 item grade)")
     p.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files (the systems)")
     p.add_argument("-m", "--measure", action="append", required=True, dest="measures",
@@ -104,8 +104,10 @@ def handler(args: argparse.Namespace) -> int:
     with Progress("meta") as bar:  # one stage per analysis and measure, each with its own ETA
         study = meta_study(inputs.runs, inputs.qrels, measures, inputs.context, analyses, options,
                            progress=lambda what, total=None: bar.stage(f"meta: {what}", total))
-    text = (json.dumps(study.to_dict(), indent=2, ensure_ascii=False) + "\n" if args.format == "json"
-            else study.to_text())
+    from recdiv import provenance
+
+    text = (json.dumps({**study.to_dict(), "provenance": provenance.of_command(args)}, indent=2, ensure_ascii=False)
+            + "\n" if args.format == "json" else study.to_text())
     if args.plots is not None:
         from recdiv.eval.charts import save, to_matplotlib
 
@@ -120,10 +122,11 @@ def handler(args: argparse.Namespace) -> int:
 
 
 def _write_html(study, args) -> None:
+    from recdiv import provenance
     from recdiv.data.textio import atomic_write
     from recdiv.eval.html import Page
 
-    page = Page("recdiv meta-evaluation").heading("Meta-evaluation", 1)
+    page = Page("recdiv meta-evaluation", provenance.of_command(args)).heading("Meta-evaluation", 1)
     page.note(f"qrels {args.qrels}; {len(study.systems)} systems: {', '.join(study.systems)}; measures: "
               f"{', '.join(study.measures)}; seed {study.options.seed}.")
     page.add(f"<pre>{__import__('html').escape(study.to_text())}</pre>")

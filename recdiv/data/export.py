@@ -136,7 +136,9 @@ def readme(split: Split, *, source: str, qrels: pd.DataFrame, train: pd.DataFram
             f"  {len(items):,} items.",
             "  Read by: recdiv show --items (a user's list with titles), recdiv explore.",
         ]
-    return "\n".join(lines) + "\n"
+    from recdiv import provenance
+
+    return "\n".join(lines) + "\n\n" + provenance.comment(provenance.record(), "#")
 
 
 def load_export(folder: str | Path, *, kind: str | None = None) -> Dataset:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def is_relevant(grades, threshold: float) -> np.ndarray:
-    """The binary relevance rule of METRICS.md §0, written once: relevant ⇔ grade ≥ τ; unjudged items (NaN
+    """The binary relevance rule of docs/metrics.md, written once: relevant ⇔ grade ≥ τ; unjudged items (NaN
     grades) are not relevant, nor are negative labels (TREC: pooled but unjudged), so a τ below 0 acts as 0.
     (The compiled kernels apply the same comparison to judged grades, with `relevance_threshold(τ)`.)"""
     with np.errstate(invalid="ignore"):
@@ -38,7 +38,7 @@ def is_judged(grades) -> np.ndarray:
 class Qrels:
     """Judged test items of every user with their grade (rating, or mapped play count).
 
-    Unjudged items are absent. `relevant(threshold)` gives the binary relevance of METRICS.md §0
+    Unjudged items are absent. `relevant(threshold)` gives the binary relevance of docs/metrics.md
     (relevant ⇔ grade ≥ τ, default τ = 4 on 1–5 scales). `matrix` is a SciPy CSR matrix (users × items); qrels
     read from files hold plain CSR arrays (`csr`) and build the SciPy matrix on first use.
 
@@ -118,7 +118,7 @@ class Qrels:
         return np.diff(self.csr.indptr)
 
     def population(self, threshold: float = 4, which: str = "relevant") -> np.ndarray:
-        """Dense indices of the evaluated users (METRICS.md §0.2): `relevant` (|Rel_u| ≥ 1) or `judged` (≥ 1 line
+        """Dense indices of the evaluated users (docs/metrics.md): `relevant` (|Rel_u| ≥ 1) or `judged` (≥ 1 line
         in the qrels, negative labels included: trec_eval evaluates every topic of its qrels)."""
         counts = self.n_relevant(threshold) if which == "relevant" else self.n_labels()
         return np.flatnonzero(counts > 0)

@@ -48,7 +48,7 @@ class Vocab:
     """An immutable, ordered set of external ids; dense index = position.
 
     External ids keep their type (int for MovieLens ids, str for TREC files); `string_rank` gives the
-    rank of each id in *string* order, used by the tie rules of METRICS.md §0.5 and §0.6.
+    rank of each id in *string* order, used by the tie rules of docs/metrics.md
     """
 
     __slots__ = ("__dict__", "_ids")

@@ -1,4 +1,6 @@
-"""DPP — fast greedy MAP inference (Chen, Zhang & Zhou, NeurIPS 2018; `laming-chen/fast-map-dpp`; METRICS.md §E.7)."""
+"""DPP — fast greedy MAP inference (Chen, Zhang & Zhou, NeurIPS 2018; `laming-chen/fast-map-dpp`).
+
+See docs/diversifiers.md."""
 
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ class DPP(GreedyReranker):
     Incremental Cholesky, vectorised over users (c: users × k × N, d²: users × N): j = argmax d²; then for all i
     e_i = (L_ji − ⟨c_j, c_i⟩)/d_j, c_i ← [c_i, e_i], d_i² ← d_i² − e_i²; stop when max d² < ε and fill the rest in
     baseline order. Chen et al., "Fast greedy MAP inference for determinantal point process to improve
-    recommendation diversity", NeurIPS 2018. METRICS.md §E.7.
+    recommendation diversity", NeurIPS 2018. docs/diversifiers.md
     """
 
     NAME = "DPP"

@@ -1,4 +1,6 @@
-"""IA-Select (Agrawal, Gollapudi, Halverson & Ieong, WSDM 2009; recsys form of Vargas 2012 §3.4; METRICS.md §E.3)."""
+"""IA-Select (Agrawal, Gollapudi, Halverson & Ieong, WSDM 2009; recsys form of Vargas 2012 §3.4).
+
+See docs/diversifiers.md."""
 
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ class IASelect(GreedyReranker):
 
     V(i|a) = ŝ(i)·p(a|i); state U_a = Π_{j∈S}(1 − V(j|a)); f(i|S) = Σ_a p(a|u)·V(i|a)·U_a (the marginal gain);
     after picking i*: U_a ← U_a·(1 − V(i*|a)). ŝ = minmax, p(a|u) count-based (`weighting`). No trade-off parameter.
-    Agrawal et al., "Diversifying search results", WSDM 2009. METRICS.md §E.3.
+    Agrawal et al., "Diversifying search results", WSDM 2009. docs/diversifiers.md
     """
 
     NAME = "IASelect"

@@ -1,4 +1,4 @@
-"""MMR — maximal marginal relevance (Carbonell & Goldstein 1998; Vargas 2012 thesis §3.4; METRICS.md §E.1)."""
+"""MMR — maximal marginal relevance (Carbonell & Goldstein 1998; Vargas 2012 thesis §3.4; docs/diversifiers.md)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ class MMR(GreedyReranker):
     defined averages only (RankSys `Stats` ignores NaN) and the item's own objective is NaN, so it is skipped
     while any candidate has a defined objective (once every remaining objective is NaN the earliest remaining
     candidate is taken). Only a featureless first pick makes every average NaN (then the baseline order follows).
-    Carbonell & Goldstein, SIGIR 1998; Vargas 2012 thesis §3.4 and §4.8.2. METRICS.md §E.1.
+    Carbonell & Goldstein, SIGIR 1998; Vargas 2012 thesis §3.4 and §4.8.2. docs/diversifiers.md
     """
 
     NAME = "MMR"

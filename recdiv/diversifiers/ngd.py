@@ -22,8 +22,9 @@ class NGD(GreedyReranker):
     """Relevance–novelty trade-off: f(i) = (1 − λ)·z(s(i)) + λ·z(nov(i)).
 
     z-scores over the whole candidate list (sample sd); nov from the training data: IUF (default), PC or FD
-    (METRICS.md §B.5). The objective does not depend on S, so the greedy equals a stable sort. λ = 0 returns the
-    baseline order. Vargas 2012 thesis §4.8.2; RankSys `ItemNoveltyReranker` with norm=true. METRICS.md §E.5.
+    (docs/novelty-diversity.md). The objective does not depend on S, so the greedy equals a stable sort. λ = 0
+    returns the baseline order. Vargas 2012 thesis §4.8.2; RankSys `ItemNoveltyReranker` with norm=true.
+    docs/diversifiers.md
     """
 
     NAME = "NGD"

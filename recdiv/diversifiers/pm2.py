@@ -1,4 +1,4 @@
-"""PM-2 — proportional diversification (Dang & Croft, SIGIR 2012; RankSys `PM`; METRICS.md §E.6)."""
+"""PM-2 — proportional diversification (Dang & Croft, SIGIR 2012; RankSys `PM`; docs/diversifiers.md)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ class PM2(GreedyReranker):
     Votes v_a = p(a|u)·k, seats s_a = 0. Each step: qt_a = v_a/(2 s_a + 1); a* = argmax_a qt_a (ties → first aspect);
     f(i) = λ·qt_{a*}·P(i|u,a*) + (1 − λ)·Σ_{a≠a*} qt_a·P(i|u,a) with P(i|u,a) as xQuAD; after picking i*:
     s_a ← s_a + P(i*|u,a)/Σ_{a'} P(i*|u,a'). Dang & Croft, "Diversity by proportionality", SIGIR 2012.
-    METRICS.md §E.6.
+    docs/diversifiers.md
     """
 
     NAME = "PM2"

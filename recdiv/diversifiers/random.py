@@ -1,4 +1,4 @@
-"""Random reranking (METRICS.md §E.9): a seeded random permutation of each user's candidates."""
+"""Random reranking (docs/diversifiers.md): a seeded random permutation of each user's candidates."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ class RandomConfig(RerankerConfig):
 
 class Random(Reranker):
     """perm = default_rng(seed).permutation(N_u) per user, users in ascending dense index, one generator per run;
-    output the first k. A lower bound for diversity/novelty comparisons. METRICS.md §E.9."""
+    output the first k. A lower bound for diversity/novelty comparisons. docs/diversifiers.md"""
 
     NAME = "Random"
     NEEDS = ()

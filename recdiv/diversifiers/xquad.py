@@ -1,4 +1,6 @@
-"""xQuAD (Santos, Macdonald & Ounis, WWW 2010; recsys instantiation of Vargas et al. / RankSys; METRICS.md §E.4)."""
+"""xQuAD (Santos, Macdonald & Ounis, WWW 2010; recsys instantiation of Vargas et al. / RankSys).
+
+See docs/diversifiers.md."""
 
 from __future__ import annotations
 
@@ -29,13 +31,13 @@ class XQuAD(GreedyReranker):
     P(i|u) = s⁺(i) / Σ_{j∈C} s⁺(j) (norm=sum, the default) and P(i|u,a) = s⁺(i)[a∈A(i)] / Σ_{j∈C: a∈A(j)} s⁺(j):
     relevance and coverage are probabilities from the same normalisation of the baseline scores, as Santos et al.
     define them (both sum to one over the candidates); p(a|u) count-based. α < 1 is RankSys `AlphaXQuAD`.
-    Other `norm` values put P(i|u) = ŝ(i) on another scale: norm=minmax (the default of METRICS.md §E.4
+    Other `norm` values put P(i|u) = ŝ(i) on another scale: norm=minmax (the default of docs/diversifiers.md
     [CHOICE] and of recdiv before issue #16) weighs relevance ~N times more than coverage on an N-candidate
     list, so λ = 0.5 hardly moves it;
     norm=zscore reproduces RankSys with norm=true: both terms (raw score and diversity) are z-scored over the
     remaining candidates at every step, and λ = 0 returns the baseline order.
     Santos et al., "Exploiting query reformulations for web search result diversification", WWW 2010.
-    METRICS.md §E.4.
+    docs/diversifiers.md
     """
 
     NAME = "xQuAD"

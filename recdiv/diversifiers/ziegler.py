@@ -1,4 +1,4 @@
-"""Topic diversification (Ziegler, McNee, Konstan & Lausen, WWW 2005; METRICS.md §E.2)."""
+"""Topic diversification (Ziegler, McNee, Konstan & Lausen, WWW 2005; docs/diversifiers.md)."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ class Ziegler(GreedyReranker):
     c*(b) = Σ_{j∈S} sim(b, j); rank_dis(b) = 1-based position of b among the remaining candidates sorted by c*
     ascending (ties by baseline position); w(b) = (1 − Θ_F)·rank_orig(b) + Θ_F·rank_dis(b); pick the minimum w.
     Undefined similarities (items without features) count as 0 [CHOICE]; c* is rounded to 12 decimals
-    so that mathematically equal sums tie (METRICS.md §0.7). Θ_F = 0 keeps the baseline order.
-    Ziegler et al., "Improving recommendation lists through topic diversification", WWW 2005. METRICS.md §E.2.
+    so that mathematically equal sums tie (docs/metrics.md). Θ_F = 0 keeps the baseline order.
+    Ziegler et al., "Improving recommendation lists through topic diversification", WWW 2005. docs/diversifiers.md
     """
 
     NAME = "Ziegler"

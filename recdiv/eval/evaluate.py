@@ -3,7 +3,7 @@
 `evaluate(runs, qrels, measures, context)` evaluates runs (`Rankings`) against qrels and returns an
 `Evaluation`; `recdiv.eval.io.evaluate_files` does the same from TREC files, `recdiv.eval.io.evaluate_itemlists`
 from LensKit item lists. Per-user preferences between two runs: `preference_per_user`, `preference_summary`
-(METRICS.md §D.5).
+(docs/intent-aware.md).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ class Evaluation:
     """Runs × measures evaluated against one qrels under one context: a plain record of the numbers.
 
     measures: the measures, parsed (`str(m)` is the key of every table below), in the order asked;
-    runs: the run names; users: the external ids of the evaluated users (METRICS.md §0.2) — the order of
+    runs: the run names; users: the external ids of the evaluated users (docs/metrics.md) — the order of
     every per-user array; per_user: {run: {measure: per-user values}} for the per-user measures (NaN = a user
     the measure skips, e.g. Spearman with fewer than two rated items); values: {run: {measure: system value}}
     for every measure (the mean of the per-user values, or the measure's own aggregate: system-level measures,
@@ -149,7 +149,7 @@ def preference_per_user(name, run_x, run_y, qrels, context=None) -> np.ndarray:
 
 @dataclass(frozen=True)
 class PreferenceSummary:
-    """System-level view of per-user preferences (METRICS.md §D.5)."""
+    """System-level view of per-user preferences (docs/intent-aware.md)."""
 
     n: int
     mean: float

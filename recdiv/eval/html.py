@@ -39,6 +39,7 @@ sup.up{color:#1a7f37}sup.down{color:#c0392b}sup.sig{color:#1f5fa0}
 .chart{width:100%;min-width:0;border:1px solid #eee}
 details{margin:.6em 0}summary{cursor:pointer;color:#1f5fa0}
 label.toggle{font-size:.85rem;color:#444}
+footer.provenance{margin-top:3em;color:#777;font-size:.75rem;overflow-wrap:anywhere}
 pre{max-width:100%;overflow-x:auto}
 """
 
@@ -58,10 +59,11 @@ def plotly_js() -> str:
 class Page:
     """An HTML page under construction: append HTML fragments and charts, then `render()`."""
 
-    def __init__(self, title: str):
+    def __init__(self, title: str, provenance: dict | None = None):
         self.title = title
         self.parts: list[str] = []
         self._n = 0
+        self.provenance = provenance  # what made the page (`recdiv.provenance.record`): its footer
 
     def add(self, fragment: str) -> Page:
         self.parts.append(fragment)
@@ -94,11 +96,15 @@ class Page:
         return self
 
     def render(self) -> str:
+        """The page; its footer says what made it (recdiv and library versions, the command when known)."""
+        from recdiv import provenance
+
         script = f"<script>{plotly_js()}</script>" if self._n else ""
         return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
                 f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
                 f"<title>{html.escape(self.title)}</title><style>{CSS}</style>{script}</head><body>"
-                + "".join(self.parts) + "</body></html>\n")
+                + "".join(self.parts) + provenance.html_footer(self.provenance or provenance.record())
+                + "</body></html>\n")
 
 
 def comparison_page(cmp, title: str = "recdiv comparison") -> str:

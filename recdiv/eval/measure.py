@@ -1,7 +1,7 @@
 """Measures as typed value objects: ``Name(param=value,...)@K`` with declared parameters, of one of three kinds.
 
 A measure class declares its name, its parameters (`Param`: name, type, default, choices or range,
-description), whether it takes a cutoff, its formula, citation and METRICS.md section, whether higher values
+description), whether it takes a cutoff, its formula, citation and docs/metrics.mdsection, whether higher values
 are better, and registers itself in `MEASURES` with `@register`. Parsing and validation
 (`recdiv.eval.catalog.parse_measure`), printing (`str()` gives the canonical form: parameters in declaration
 order, defaults omitted, so `str(parse_measure(s)) == s` for canonical strings), `recdiv eval --list` and
@@ -124,7 +124,7 @@ class Measure:
     """A metric with fixed parameters and an optional cutoff (use one of the three kinds below as the base).
 
     Subclasses set NAME, PARAMS (a tuple of `Param`, in printing order), CUTOFF ("optional", "required" or
-    "none"), FORMULA, CITATION, SECTION (of METRICS.md), FAMILY (the section of the metric reference:
+    "none"), FORMULA, CITATION, SECTION (of docs/metrics.md), FAMILY (the section of the metric reference:
     "accuracy", "novelty", "diversity", "system", "intent-aware", "unified", "preference"), NEEDS (context
     parts required: "train", "aspects", "previous"), HIGHER_IS_BETTER, optionally ALIASES, and may override
     `validate` for checks that involve several parameters.

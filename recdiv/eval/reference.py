@@ -16,17 +16,26 @@ from recdiv.eval.measure import MEASURES, Measure, _fmt
 
 #: order and titles of the sections (families not listed here follow in alphabetical order)
 FAMILIES = {
-    "accuracy": "Accuracy (METRICS.md §A)",
+    "accuracy": "Accuracy",
     "rating": "Rating prediction",
-    "novelty": "Novelty (METRICS.md §B)",
-    "diversity": "Diversity (METRICS.md §B)",
-    "calibration": "Calibration (Steck 2018; METRICS.md §E.8)",
+    "novelty": "Novelty",
+    "diversity": "Diversity",
+    "calibration": "Calibration (Steck 2018)",
     "popularity": "Popularity bias (Abdollahpouri et al.; Zhu et al.)",
-    "system": "System-level diversity and exposure (METRICS.md §B.9)",
-    "intent-aware": "Intent-aware and aspect-based (METRICS.md §C)",
-    "unified": "Unified accuracy–diversity (METRICS.md §C.11)",
-    "preference": "Preference-based (METRICS.md §D)",
+    "system": "System-level diversity and exposure",
+    "intent-aware": "Intent-aware and aspect-based",
+    "unified": "Unified accuracy–diversity",
+    "preference": "Preference-based",
 }
+#: the page of docs/ that explains each family with examples (this reference lists formulas and citations)
+GUIDES = {"novelty": "novelty-diversity.md", "diversity": "novelty-diversity.md", "calibration": "novelty-diversity.md",
+          "popularity": "novelty-diversity.md", "system": "novelty-diversity.md", "intent-aware": "intent-aware.md",
+          "unified": "intent-aware.md", "preference": "intent-aware.md"}
+
+
+def guide(family: str) -> str | None:
+    """The docs/ page that explains a family, or None when this reference is its page."""
+    return GUIDES.get(family)
 
 INTRO = """\
 # Metric reference
@@ -36,10 +45,10 @@ Every measure that `recdiv eval` and `recdiv.eval` know, generated from the meas
 Names follow the `ir_measures` syntax `Name(param=value,...)@K`: parameters in brackets (defaults
 shown below; defaults are omitted when a measure is printed), `@K` the cutoff. Names ignore case and
 punctuation (`alpha-nDCG` = `Alpha-NDCG` = `alphandcg`); an unknown name gets a suggestion. `recdiv eval
---list` prints the same list in the terminal. METRICS.md (the implementer specification) is the normative
-source of every formula; the section column points to it.
+--list` prints the same list in the terminal. Each section names the page that explains its measures with
+examples.
 
-Conventions shared by all accuracy measures (METRICS.md §0):
+Conventions shared by all accuracy measures:
 
 - relevant ⇔ test grade ≥ τ (`--rel-threshold`, `Context.threshold`, default 4); unjudged items are
   non-relevant (bpref and infAP skip them by definition);
@@ -135,11 +144,12 @@ def markdown() -> str:
     out = [INTRO]
     for family, classes in grouped().items():
         out.append(f"## {FAMILIES.get(family, family.capitalize())}\n")
-        out.append("| measure | formula | citation | METRICS.md | notes |")
-        out.append("|---|---|---|---|---|")
+        if guide(family):
+            out.append(f"Explained with examples in [{guide(family)}]({guide(family)}).\n")
+        out.append("| measure | formula | citation | notes |")
+        out.append("|---|---|---|---|")
         for cls in classes:
-            section = f"§{cls.SECTION}" if cls.SECTION else "—"
-            out.append(f"| `{signature(cls)}` | {_cell(cls.FORMULA)} | {_cell(cls.CITATION)} | {section} | "
+            out.append(f"| `{signature(cls)}` | {_cell(cls.FORMULA)} | {_cell(cls.CITATION)} | "
                        f"{_cell('; '.join(notes(cls)))} |")
         out.append("")
         with_params = [cls for cls in classes if cls.PARAMS]

@@ -92,7 +92,7 @@ class Cache:
 
 @dataclass(eq=False)
 class Context:
-    """Settings and side data of an evaluation or a reranking (DESIGN.md: EvalContext, RerankContext).
+    """Settings and side data of an evaluation or a reranking (also named `EvalContext`, `RerankContext`).
 
     threshold: relevance threshold τ (relevant ⇔ grade ≥ τ; default 4 on 1–5 ratings). Grades below 0 are TREC's
     "pooled but unjudged" labels: never judged, never relevant (a τ below 0 acts as 0).
@@ -134,7 +134,7 @@ class Context:
         return self.aspects
 
     def item_similarity(self) -> ItemSimilarity:
-        """The configured similarity, else set cosine over the aspect space (METRICS.md §E.11)."""
+        """The configured similarity, else set cosine over the aspect space (docs/diversifiers.md)."""
         if self.similarity is not None:
             return self.similarity
         space = self.require_aspects("this reranker")
@@ -155,8 +155,8 @@ class Context:
                               lambda: user_aspect_distribution(space, train, weighting))
 
     def item_novelty(self, kind: str) -> np.ndarray:
-        """Item novelty nov_PC / nov_IUF / nov_FD (METRICS.md §B.5): `novelty[kind]` if given, else computed from
-        the training data once."""
+        """Item novelty nov_PC / nov_IUF / nov_FD (docs/novelty-diversity.md): `novelty[kind]` if given, else computed
+        from the training data once."""
         if kind in self.novelty:
             return self.novelty[kind]
         if self.train is None:

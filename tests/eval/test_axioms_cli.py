@@ -17,8 +17,10 @@ def test_registered():
 def test_default_markdown_is_table1(capsys):
     assert main(["axioms", "--cases", "2", "--max-size", "3"]) == 0
     out = capsys.readouterr().out.strip()
-    assert out == table1(n_cases=2, seed=0, max_size=3)
-    lines = out.splitlines()
+    table, made_by = out.split("\n<!-- recdiv provenance: ")  # the table, then what made it (recdiv.provenance)
+    assert table.rstrip() == table1(n_cases=2, seed=0, max_size=3)
+    assert made_by.endswith("<!-- recdiv command: recdiv axioms --cases 2 --max-size 3 -->")
+    lines = table.splitlines()
     assert lines[0] == "| metric | " + " | ".join(AXIOMS) + " |"
     assert len(lines) == 2 + 7
     # αβ-nDCG: seven axioms hold as in P&R Table 1; MoreAsp is violated only by some instances (about 1 in 25

@@ -91,7 +91,7 @@ def test_bad_qrels_and_measures(files, capsys):
 def test_list(capsys):
     rc, out, _ = _run(capsys, "--list")
     assert rc == 0
-    assert out.startswith("accuracy:")
+    assert out.startswith("accuracy (docs/metrics.md):")
     assert "nDCG(gain=rating, disc=log, b=2)[@K]" in out and "Koren & Sill" in out
 
 

@@ -57,7 +57,7 @@ def test_registry_lists_every_accuracy_measure_with_documentation():
     for name in expected:
         cls = MEASURES[name]
         assert cls.FORMULA and cls.CITATION and cls.SECTION.startswith("A."), name
-        assert cls.__doc__ and "METRICS.md" in cls.__doc__, name
+        assert cls.__doc__ and "docs/metrics.md" in cls.__doc__, name
     assert parse_measures(["P@1", "AP"]) == [parse_measure("P@1"), parse_measure("AP")]
 
 

@@ -1,6 +1,6 @@
-"""Accuracy metrics (METRICS.md §A) with trec_eval semantics, computed for all users at once.
+"""Accuracy metrics (docs/metrics.md) with trec_eval semantics, computed for all users at once.
 
-Conventions (METRICS.md §0, §A): relevant ⇔ grade ≥ τ (`EvalContext.threshold`, default 4); denominators
+Conventions (docs/metrics.md): relevant ⇔ grade ≥ τ (`EvalContext.threshold`, default 4); denominators
 that involve |Rel_u| count all relevant test items, retrieved or not, and give 0 when |Rel_u| = 0 (possible
 only with `population="judged"`); unjudged items are non-relevant (bpref and infAP skip them by definition);
 users of the evaluated population without a list score 0; lists shorter than K are padded with non-relevant
@@ -82,7 +82,7 @@ def _prefix_stats(rel: np.ndarray, w: int):
 
 
 def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """num / den, and 0 where den = 0 (METRICS.md §G.5)."""
+    """num / den, and 0 where den = 0 (docs/reproductions.md)."""
     den = np.asarray(den, dtype=np.float64)
     return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den != 0)
 
@@ -171,7 +171,7 @@ class Precision(_Leveled):
     """Precision at K: the fraction of the top K that is relevant.
 
     P@K(u) = |R^K ∩ Rel_u| / K (short lists still divide by K). trec_eval `P.K`; Valcarce et al. 2018 eq. 1.
-    METRICS.md §A.1.
+    docs/metrics.md
     """
 
     NAME = "P"
@@ -188,7 +188,7 @@ class Precision(_Leveled):
 class Recall(_Leveled):
     """Recall at K: the fraction of all relevant test items found in the top K.
 
-    Recall@K(u) = |R^K ∩ Rel_u| / |Rel_u|. trec_eval `recall.K`; Valcarce et al. 2018 eq. 2. METRICS.md §A.2.
+    Recall@K(u) = |R^K ∩ Rel_u| / |Rel_u|. trec_eval `recall.K`; Valcarce et al. 2018 eq. 2. docs/metrics.md
     """
 
     NAME = "Recall"
@@ -204,7 +204,7 @@ class Recall(_Leveled):
 class F1(_Leveled):
     """Harmonic mean of P@K and Recall@K.
 
-    F1@K(u) = 2·P·R/(P + R) = 2·|R^K ∩ Rel_u| / (K + |Rel_u|) (0 if no hit). Van Rijsbergen 1979. METRICS.md §A.1–A.2.
+    F1@K(u) = 2·P·R/(P + R) = 2·|R^K ∩ Rel_u| / (K + |Rel_u|) (0 if no hit). Van Rijsbergen 1979. docs/metrics.md
     """
 
     NAME = "F1"
@@ -221,7 +221,7 @@ class F1(_Leveled):
 class HitRate(_Leveled):
     """Hit rate: 1 if any relevant item is in the top K.
 
-    HitRate@K(u) = [|R^K ∩ Rel_u| > 0] (trec_eval `success.K`). Deshpande & Karypis 2004. METRICS.md §A.1.
+    HitRate@K(u) = [|R^K ∩ Rel_u| > 0] (trec_eval `success.K`). Deshpande & Karypis 2004. docs/metrics.md
     """
 
     NAME = "HitRate"
@@ -238,7 +238,7 @@ class AP(_Leveled):
     """Average precision (trec_eval `map_cut.K`; without cutoff trec_eval `map`).
 
     AP@K(u) = (1/|Rel_u|) · Σ_{k ≤ min(K,n)} rel_k · P@k(u) — the denominator is |Rel_u|, not min(K, |Rel_u|).
-    Valcarce et al. 2018 eq. 3. METRICS.md §A.3.
+    Valcarce et al. 2018 eq. 3. docs/metrics.md
     """
 
     NAME = "AP"
@@ -276,7 +276,7 @@ class _DCGBase(_Leveled):
 class DCG(_DCGBase):
     """Discounted cumulative gain (unnormalised).
 
-    DCG@K(u) = Σ_{k ≤ min(K,n)} G(i_k)·D(k); gains and discounts as nDCG. Järvelin & Kekäläinen 2002. METRICS.md §A.4.
+    DCG@K(u) = Σ_{k ≤ min(K,n)} G(i_k)·D(k); gains and discounts as nDCG. Järvelin & Kekäläinen 2002. docs/metrics.md
     """
 
     NAME = "DCG"
@@ -295,7 +295,7 @@ class NDCG(_DCGBase):
     nDCG@K = DCG@K / IDCG@K (0 if IDCG = 0). gain: `rating` (grade, trec_eval `ndcg_cut`), `binary` (grade ≥ τ),
     `exp` (2^g − 1 for g ≥ τ), `ranksys` (2^{g−τ+1} − 1 for g ≥ τ); disc: `log` (1/log2(k+1)) or `jk` (1 for
     k ≤ b, else 1/log_b k; parameter b, default 2). Järvelin & Kekäläinen 2002; trec_eval `ndcg_cut.K`.
-    METRICS.md §A.4.
+    docs/metrics.md
     """
 
     NAME = "nDCG"
@@ -311,7 +311,7 @@ class NDCG(_DCGBase):
 class RR(_Leveled):
     """Reciprocal rank of the first relevant item (mean over users = MRR).
 
-    RR@K(u) = 1 / min{k ≤ K : rel_k = 1}, 0 if none. trec_eval `recip_rank`; Voorhees 1999. METRICS.md §A.5.
+    RR@K(u) = 1 / min{k ≤ K : rel_k = 1}, 0 if none. trec_eval `recip_rank`; Voorhees 1999. docs/metrics.md
     """
 
     NAME = "RR"
@@ -327,7 +327,7 @@ class RR(_Leveled):
 class Rprec(_Leveled):
     """R-precision: precision at rank |Rel_u|.
 
-    Rprec(u) = |R^{|Rel_u|} ∩ Rel_u| / |Rel_u| (missing positions non-relevant). trec_eval `Rprec`. METRICS.md §A.6.
+    Rprec(u) = |R^{|Rel_u|} ∩ Rel_u| / |Rel_u| (missing positions non-relevant). trec_eval `Rprec`. docs/metrics.md
     """
 
     NAME = "Rprec"
@@ -366,7 +366,7 @@ class Bpref(_Leveled):
     bpref@K(u) = (1/R) Σ_{relevant i_k, k ≤ K} [1 if nr(k) = 0 else 1 − min(nr(k), R)/min(N, R)], R = |Rel_u|,
     N = |NRel_u| (judged non-relevant test items: 0 ≤ grade < τ), nr(k) = judged non-relevant items above k;
     negative labels (pooled but unjudged) are skipped like unjudged items.
-    Buckley & Voorhees 2004; trec_eval `bpref`; Valcarce et al. 2018 eq. 6. METRICS.md §A.7.
+    Buckley & Voorhees 2004; trec_eval `bpref`; Valcarce et al. 2018 eq. 6. docs/metrics.md
     """
 
     NAME = "bpref"
@@ -393,7 +393,7 @@ class InfAP(_Leveled):
     `trec_eval` (default): E[P@1] = 1;
     E[P@k] = 1/k + ((k−1)/k)·((rel_a + nrel_a + unj_a)/(k−1))·(rel_a + ε)/(rel_a + nrel_a + 2ε);
     `valcarce`: E[P@k] = 1/k + ((k−1)/k)·(rel_a + ε)/(rel_a + nrel_a + 2ε) (Valcarce et al. 2018 eq. 7–8).
-    METRICS.md §A.8.
+    docs/metrics.md
     """
 
     NAME = "infAP"
@@ -428,7 +428,7 @@ class RBP(_Leveled):
     """Rank-biased precision (Moffat & Zobel 2008): a user moves to the next item with probability p.
 
     RBP@K(u) = (1 − p) Σ_{k ≤ min(K,n)} p^{k−1} G(i_k); `gain=binary` G = [g ≥ τ], `gain=graded` G = g / r_max
-    (judged items; unjudged 0). METRICS.md §A.9.
+    (judged items; unjudged 0). docs/metrics.md
     """
 
     NAME = "RBP"
@@ -457,7 +457,7 @@ class ERR(_Leveled):
 
     R(i) = (2^{g(i)} − 1) / 2^{g_max}, g(i) = r(u,i) if ≥ τ else 0, g_max = r_max (the declared rating scale's
     maximum, `--rating-scale`; without one the largest test grade — gdeval fixes 4);
-    ERR@K(u) = Σ_{k ≤ K} (1/k) R(i_k) Π_{l<k} (1 − R(i_l)). Unnormalised. METRICS.md §A.10.
+    ERR@K(u) = Σ_{k ≤ K} (1/k) R(i_k) Π_{l<k} (1 − R(i_l)). Unnormalised. docs/metrics.md
     """
 
     NAME = "ERR"
@@ -500,7 +500,7 @@ class HLU(_HalfLife, PerUserMeasure):
     """Half-life utility (Breese, Heckerman & Kadie 1998), per user normalised by the best possible list.
 
     HL(u, R) = Σ_{k ≤ K} max(g(i_k) − d, 0) / 2^{(k−1)/(α−1)} (unjudged: g = d); HLU(u) = HL(u, R) / HL_max(u),
-    HL_max over u's judged test items sorted by grade (0 if HL_max = 0). Defaults d = 3, α = 5. METRICS.md §A.11.
+    HL_max over u's judged test items sorted by grade (0 if HL_max = 0). Defaults d = 3, α = 5. docs/metrics.md
     """
 
     NAME = "HLU"
@@ -517,7 +517,7 @@ class HLU(_HalfLife, PerUserMeasure):
 class HLUBreese(_HalfLife, SystemMeasure):
     """Breese's system-level half-life utility: 100 · Σ_u HL(u, R) / Σ_u HL_max(u) (no per-user values).
 
-    Breese, Heckerman & Kadie 1998 eq. for R (the aggregate over users). METRICS.md §A.11.
+    Breese, Heckerman & Kadie 1998 eq. for R (the aggregate over users). docs/metrics.md
     """
 
     NAME = "HLU_breese"

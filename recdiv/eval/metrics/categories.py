@@ -33,7 +33,7 @@ class Miscalibration(PerUserMeasure):
     p(g|u) = the training profile's genre distribution (`weighting=fractional`: (1/|P_u|) Σ_{i∈P_u} p(g|i), Steck's;
     or count / rating, §E.11); q(g|u) = (1/|L_u|) Σ_{i∈L_u} p(g|i) (uniform rank weights), p(g|i) = [g ∈ A(i)]/|A(i)|;
     q̃ = (1 − α) q + α p with Steck's α = 0.01, so that q̃ > 0 wherever p > 0. 0 = perfectly calibrated. The same
-    objective the `Calibrated` reranker minimises (METRICS.md §E.8; `recdiv.models.calibration.miscalibration`).
+    objective the `Calibrated` reranker minimises (docs/diversifiers.md; `recdiv.models.calibration.miscalibration`).
     """
 
     NAME = "Miscalibration"
@@ -63,7 +63,7 @@ class RankBiasedEntropy(PerUserMeasure):
     `entropy`): c_a = Σ_{k≤K} w_k [a ∈ A(i_k)] + s, w_k = p^{k−1}; H = −Σ_a (c_a/Σc) log2(c_a/Σc) over the aspects
     with c_a > 0. s (`smoothing`) is added to every aspect of the space: LensKit 2025.8 adds 10⁻⁶ (s = 1e-6 gives
     its numbers); later LensKit versions and the textbook entropy add nothing (s = 0, the default). 0 for a list
-    without categories. Higher = more diverse categories near the top. METRICS.md §B (diversity).
+    without categories. Higher = more diverse categories near the top. docs/novelty-diversity.md (diversity).
     """
 
     NAME = "RankBiasedEntropy"

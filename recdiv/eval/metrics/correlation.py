@@ -1,4 +1,4 @@
-"""Rank effectiveness (METRICS.md §A.12): how well the system's scores order each user's rated test items.
+"""Rank effectiveness (docs/metrics.md): how well the system's scores order each user's rated test items.
 
 Input per user: the judged test items (any grade, J_u) that appear in the run, with their true grade r and
 the run's score ŝ — so a run evaluated with these measures must score the user's rated test items (a
@@ -114,7 +114,7 @@ class Spearman(_RankEffectiveness):
     """Spearman's ρ between the run's scores and the true grades of each user's rated items in the run.
 
     ρ(u) = Pearson correlation of the average-tie rank vectors (= scipy.stats.spearmanr); NaN (user skipped)
-    if fewer than 2 items or a constant vector. Spearman 1904. METRICS.md §A.12.
+    if fewer than 2 items or a constant vector. Spearman 1904. docs/metrics.md
     """
 
     NAME = "Spearman"
@@ -131,7 +131,7 @@ class Kendall(_RankEffectiveness):
     """Kendall's τ_b between the run's scores and the true grades of each user's rated items in the run.
 
     τ_b(u) = (n_c − n_d) / sqrt((n_0 − n_ŝ)(n_0 − n_r)) over item pairs (n_ŝ, n_r: pairs tied in ŝ / in r)
-    = scipy.stats.kendalltau (variant b); NaN (user skipped) if undefined. Kendall 1945. METRICS.md §A.12.
+    = scipy.stats.kendalltau (variant b); NaN (user skipped) if undefined. Kendall 1945. docs/metrics.md
     """
 
     NAME = "Kendall"
@@ -151,7 +151,7 @@ class FCP(_RankEffectiveness):
 
     Over pairs of u's rated items in the run with r_i > r_j: n_c = |{ŝ_i > ŝ_j}|, n_d = |{ŝ_i ≤ ŝ_j}| (prediction
     ties are discordant). FCP(u) = n_c / (n_c + n_d), NaN if no such pair; the system value is
-    Σ_u n_c / Σ_u (n_c + n_d), a ratio of sums. METRICS.md §A.12.
+    Σ_u n_c / Σ_u (n_c + n_d), a ratio of sums. docs/metrics.md
     """
 
     NAME = "FCP"

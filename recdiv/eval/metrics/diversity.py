@@ -1,5 +1,5 @@
-"""Diversity metrics of the Vargas & Castells framework (METRICS.md §B.6): expected intra-list distance (EILD),
-intra-list diversity (ILD) and expected self-system diversity (ESSD). Kernels: `diversity_kernels.py`."""
+"""Diversity metrics of the Vargas & Castells framework (docs/novelty-diversity.md): expected intra-list distance
+(EILD), intra-list diversity (ILD) and expected self-system diversity (ESSD). Kernels: `diversity_kernels.py`."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ class EILD(_Expected):
 
     EILD = C Σ_k disc(k) p(rel | i_k, u) · Σ_{l≠k} w_kl d(i_k, i_l) / Σ_{l≠k} w_kl,
     w_kl = disc(max(1, l − k)) p(rel | i_l, u), undefined pairs dropped from both sums
-    (thesis eq. 4.16; RankSys `EILD`; METRICS.md §B.6).
+    (thesis eq. 4.16; RankSys `EILD`; docs/novelty-diversity.md).
     """
 
     NAME = "EILD"
@@ -71,7 +71,7 @@ class EILD(_Expected):
 class ILD(_Expected):
     """Intra-list diversity (Ziegler et al. 2005; Zhang & Hurley 2008): the average pairwise distance.
 
-    ILD = (2 / (n'(n' − 1))) Σ_{k<l≤n'} d(i_k, i_l) over defined pairs; n' < 2 ⇒ 0 (METRICS.md §B.6).
+    ILD = (2 / (n'(n' − 1))) Σ_{k<l≤n'} d(i_k, i_l) over defined pairs; n' < 2 ⇒ 0 (docs/novelty-diversity.md).
     """
 
     NAME = "ILD"
@@ -106,7 +106,7 @@ class ILS(_Expected):
     ILS = (2 / (n(n − 1))) Σ_{k<l≤n} sim(i_k, i_l) with sim = 1 − d, a pair involving an item without features
     counting as similarity 0 (LensKit's zero category vector) — so ILS = 1 − ILD(undefined=one) for n ≥ 2; a
     single item gives 1 (LensKit), an empty list 0. dist=cosine is LensKit's cosine of unit-normalised category
-    vectors. METRICS.md §B.6.
+    vectors. docs/novelty-diversity.md
     """
 
     NAME = "ILS"
@@ -131,7 +131,7 @@ class ESSD(_Expected):
     """Expected self-system diversity (Lathia et al. 2010, temporal diversity, in the framework).
 
     ESSD = C Σ_k disc(k) p(rel | i_k, u) (1 − disc_prev(i_k)), disc_prev(i) = disc(position of i in R_{t−1}^K),
-    0 if absent (thesis §4.6.3; METRICS.md §B.6; with disc = rel = none, |R \\ R_{t−1}| / |R|, eq. 4.17).
+    0 if absent (thesis §4.6.3; docs/novelty-diversity.md; with disc = rel = none, |R \\ R_{t−1}| / |R|, eq. 4.17).
     The previous lists come from `EvalContext.previous` and are cut at the same K (whole without a cutoff), with
     the same discount model [CHOICE].
     """

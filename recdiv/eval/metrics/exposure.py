@@ -1,4 +1,4 @@
-"""System-level (aggregate) diversity and exposure metrics (METRICS.md §B.9).
+"""System-level (aggregate) diversity and exposure metrics (docs/novelty-diversity.md).
 
 Computed over all users' top-K lists at once, so they have no per-user values: `value(rankings, qrels,
 context)` returns the system figure (they are `SystemMeasure`s). c_i = number of lists whose top K contains i, or
@@ -6,7 +6,7 @@ context)` returns the system figure (they are `SystemMeasure`s). c_i = number of
 n_I = |I| is the whole item vocabulary, including items never recommended.
 
 ``users=evaluated`` (default) takes the lists of the evaluated population (the users every per-user metric is
-averaged over, METRICS.md §0.2); ``users=run`` takes every list of the run, as RankSys does.
+averaged over, docs/metrics.md); ``users=run`` takes every list of the run, as RankSys does.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ class _Exposure(SystemMeasure):
 class AggregateDiversity(_Exposure):
     """Aggregate diversity (Adomavicius & Kwon 2012; thesis §2.3.6): |∪_u R_u^K|, the number of distinct items
     recommended. rel=binary counts only items relevant to at least one user they were recommended to [CHOICE].
-    METRICS.md §B.9."""
+    docs/novelty-diversity.md"""
 
     NAME = "AggregateDiversity"
     PARAMS = (_RECOMMENDED_REL, USERS)
@@ -89,7 +89,7 @@ class AggregateDiversity(_Exposure):
 
 @register
 class Coverage(_Exposure):
-    """Catalog coverage: aggregate diversity / n_I (share of the item vocabulary ever recommended; METRICS.md §B.9)."""
+    """Catalog coverage: aggregate diversity / n_I (share of the item vocabulary ever recommended)."""
 
     NAME = "Coverage"
     PARAMS = (_RECOMMENDED_REL, USERS)
@@ -103,7 +103,7 @@ class Coverage(_Exposure):
 
 @register
 class Entropy(_Exposure):
-    """Shannon entropy of the exposure distribution: −Σ_{i: p_i>0} p_i log2 p_i (RankSys `Entropy`; METRICS.md §B.9)."""
+    """Shannon entropy of the exposure distribution: −Σ_{i: p_i>0} p_i log2 p_i (RankSys `Entropy`)."""
 
     NAME = "Entropy"
     PARAMS = (POSITION_DISC, USERS)
@@ -118,7 +118,7 @@ class Entropy(_Exposure):
 class Gini(_Exposure):
     """Gini coefficient of item exposure (concentration: 0 = uniform, 1 = all exposure on one item).
 
-    G = (1 / (n_I − 1)) Σ_{j=1}^{n_I} (2j − n_I − 1) p_(j), ascending p (METRICS.md §B.9; RankSys returns 1 − G).
+    G = (1 / (n_I − 1)) Σ_{j=1}^{n_I} (2j − n_I − 1) p_(j), ascending p (RankSys returns 1 − G).
     """
 
     NAME = "Gini"
@@ -133,7 +133,7 @@ class Gini(_Exposure):
 
 @register
 class GiniDiversity(_Exposure):
-    """1 − Gini: the diversity form returned by RankSys `GiniIndex` (1 = uniform exposure; METRICS.md §B.9)."""
+    """1 − Gini: the diversity form returned by RankSys `GiniIndex` (1 = uniform exposure)."""
 
     NAME = "GiniDiversity"
     PARAMS = (POSITION_DISC, USERS)

@@ -1,4 +1,4 @@
-"""Intent-aware and aspect-based metrics (METRICS.md §C.1–C.7): α-nDCG (binary and graded), α-DCG, ERR-IA
+"""Intent-aware and aspect-based metrics (docs/intent-aware.md): α-nDCG (binary and graded), α-DCG, ERR-IA
 (RankSys style and ndeval style), nERR-IA, nDCG-IA, P-IA, MAP-IA, S-recall and S-RR — computed for every evaluated
 user at once, at any cutoff (TREC's ndeval stops at 20). Shared machinery (aspect tables, intent weights,
 α-gains, greedy ideals): `recdiv.eval.metrics.intents`.
@@ -76,7 +76,7 @@ class AlphaDCG(_AspectMeasure):
     """α-DCG, unnormalised (norm=none) or with ndeval's collection-independent "ideal-ideal" normalisation.
 
     norm=ndeval: α-DCG@K / Σ_{k≤K} |A_u^rel|(1−α)^{k−1}/log2(k+1) — exactly ndeval's alpha-DCG@K column
-    (binary relevance); 0 when A_u^rel = ∅. (Clarke et al. 2008; METRICS.md §C.1.)
+    (binary relevance); 0 when A_u^rel = ∅. (Clarke et al. 2008; docs/intent-aware.md)
     """
 
     NAME = "alpha-DCG"
@@ -118,7 +118,7 @@ class ERRIA(_AspectMeasure):
     R(i,a) = (2^g − 1)/2^{g_max}·[a∈A(i)], g = rating if ≥ τ else 0, g_max = r_max; unnormalised
     (RankSys `ERRIA`, thesis §2.2.1.3). variant=ndeval: Σ_{k≤K} G_α(k)/k over binary α-nDCG gains divided by
     the ideal-ideal Σ_{k≤K}|A_u^rel|(1−α)^{k−1}/k (ndeval's ERR-IA@K; `alpha` used, `weights` ignored).
-    METRICS.md §C.3.
+    docs/intent-aware.md
     """
 
     NAME = "ERR-IA"
@@ -152,7 +152,7 @@ class ERRIA(_AspectMeasure):
 class NERRIA(_AspectMeasure):
     """nERR-IA (ndeval): E@K = Σ_{k≤K} G_α(k)/k with binary α-nDCG gains, divided by E@K of the greedy α-ideal.
 
-    Chapelle et al. 2009 with ndeval's collection-dependent normalisation; METRICS.md §C.3.
+    Chapelle et al. 2009 with ndeval's collection-dependent normalisation; docs/intent-aware.md
     """
 
     NAME = "nERR-IA"
@@ -175,7 +175,7 @@ class NDCGIA(_AspectMeasure):
 
     gain=binary (default) or rating (the rating of relevant items); per-aspect ideal from u's relevant
     items having a; aspects without such items contribute 0 (no renormalisation).
-    Agrawal et al., WSDM 2009; thesis §3.5; METRICS.md §C.4.
+    Agrawal et al., WSDM 2009; thesis §3.5; docs/intent-aware.md
     """
 
     NAME = "nDCG-IA"
@@ -215,7 +215,7 @@ class NDCGIA(_AspectMeasure):
 class PIA(_AspectMeasure):
     """P-IA@K = Σ_a w_a |{k ≤ K : i_k ∈ Rel_u, a ∈ A(i_k)}| / K (Agrawal et al. 2009; ndeval with uniform weights).
 
-    METRICS.md §C.5.
+    docs/intent-aware.md
     """
 
     NAME = "P-IA"
@@ -245,7 +245,7 @@ class MAPIA(_AspectMeasure):
     Rel_u having a: AP@K(u|a) = (1/|Rel_{u,a}|) Σ_{k≤K, i_k∈Rel_u, a∈A(i_k)} |{l ≤ k : i_l ∈ Rel_u, a ∈ A(i_l)}|/k.
 
     weights=uniform (default): 1/|A_u^rel| over A_u^rel — exactly ndeval's MAP-IA (binary relevance; ndeval has no
-    cutoff: MAP-IA without @K is the whole list). Agrawal et al., WSDM 2009; ndeval `computeMAP`. METRICS.md §C
+    cutoff: MAP-IA without @K is the whole list). Agrawal et al., WSDM 2009; ndeval `computeMAP`. docs/intent-aware.md
     (Example C: 0.388889).
     """
 
@@ -283,7 +283,7 @@ class SRecall(_AspectMeasure):
     """Subtopic recall: S-recall@K = |∪_{k≤K, i_k∈Rel_u} A(i_k) ∩ A_u^rel| / |A_u^rel| (Zhai et al., SIGIR 2003).
 
     rel=judged counts any judged item as covering its aspects (denominator: aspects of J_u), reproducing
-    P&R's relevance-agnostic reading. ndeval's strec@K (rel=binary). METRICS.md §C.6.
+    P&R's relevance-agnostic reading. ndeval's strec@K (rel=binary). docs/intent-aware.md
     """
 
     NAME = "S-recall"
@@ -302,7 +302,7 @@ class SRecall(_AspectMeasure):
 class SRR(_AspectMeasure):
     """Subtopic reciprocal rank: 1/min{k : S-recall@k = 1} if that rank is ≤ K, else 0 (Zhai et al. 2003).
 
-    METRICS.md §C.7 (P&R §4.2); `rel=` as S-recall.
+    docs/intent-aware.md (P&R §4.2); `rel=` as S-recall.
     """
 
     NAME = "S-RR"

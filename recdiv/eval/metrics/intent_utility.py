@@ -1,4 +1,4 @@
-"""Rank-biased intent-aware utilities (METRICS.md §C.8–C.10): NRBP, nNRBP, EU [RECON] and RBU. Shared machinery:
+"""Rank-biased intent-aware utilities (docs/intent-aware.md): NRBP, nNRBP, EU [RECON] and RBU. Shared machinery:
 `recdiv.eval.metrics.intents`."""
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class NRBP(_AspectMeasure):
 
     NRBP = (1 − (1−α)β) Σ_k β^{k−1} Σ_{a∈A(i_k)} w_a rel(u,i_k)(1−α)^{c_{a,k−1}}, w = 1/|A_u^rel| (uniform,
     default) or profile weights. The whole list is used unless a cutoff is given. ndeval's NRBP (uniform).
-    METRICS.md §C.8.
+    docs/intent-aware.md
     """
 
     NAME = "NRBP"
@@ -79,7 +79,7 @@ class NRBP(_AspectMeasure):
 class NNRBP(NRBP):
     """nNRBP = NRBP / NRBP of the greedy α-ideal list (§C.1) built over all judged items (ndeval's nNRBP).
 
-    Clarke, Kolla, Vechtomova, ICTIR 2009; METRICS.md §C.8.
+    Clarke, Kolla, Vechtomova, ICTIR 2009; docs/intent-aware.md
     """
 
     NAME = "nNRBP"
@@ -101,7 +101,7 @@ class EU(_AspectMeasure):
 
     EU@K = (1−p) Σ_{k≤min(K,n)} p^{k−1} [Σ_{a∈A(i_k)} w_a rel(u,i_k)(1−α)^{c_{a,k−1}} − e]: geometric stopping,
     nugget redundancy (1−α)^count and a reading cost e per inspected item; w = profile weights. Can be
-    negative. Yang & Lad, ICTIR 2009, as formalised by Amigó et al., SIGIR 2018; METRICS.md §C.9 and G.3.2.
+    negative. Yang & Lad, ICTIR 2009, as formalised by Amigó et al., SIGIR 2018; docs/intent-aware.md and G.3.2.
     Report EU values as coming from a reconstructed definition.
     """
 
@@ -127,7 +127,7 @@ class RBU(_AspectMeasure):
     r(i,a) = (2^{g(u,i,a)} − 1)/2^{g_max(a)}, g = grade of judged i having a (rating, or binary rel ≥ τ),
     g_max(a) = max grade among u's judged items having a;
     RBU@K = Σ_a w_a (1−p) Σ_{k≤K} p^{k−1} r(i_k,a) Π_{l<k}(1 − r(i_l,a)) − e(1−p) Σ_{k≤min(K,n)} p^{k−1},
-    w = profile weights. METRICS.md §C.10.
+    w = profile weights. docs/intent-aware.md
     """
 
     NAME = "RBU"

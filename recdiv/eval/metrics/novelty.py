@@ -1,4 +1,4 @@
-"""Novelty metrics of the Vargas & Castells framework (METRICS.md §B.6): the expected novelty of the items a
+"""Novelty metrics of the Vargas & Castells framework (docs/novelty-diversity.md): the expected novelty of the items a
 user sees and likes, with popularity-based (EPC, EIP, EFD, MSI) or profile-distance (EPD) item novelty.
 The shared browsing model (discount × relevance) is `recdiv.eval.metrics.expected`."""
 
@@ -35,7 +35,7 @@ class _Popularity(_Expected):
 class EPC(_Popularity):
     """Expected popularity complement: expected number of seen relevant items not previously seen.
 
-    EPC = C Σ_k disc(k) p(rel | i_k, u) (1 − |U_{i_k}| / |U|)  (thesis eq. 4.14; METRICS.md §B.6).
+    EPC = C Σ_k disc(k) p(rel | i_k, u) (1 − |U_{i_k}| / |U|)  (thesis eq. 4.14; docs/novelty-diversity.md).
     """
 
     NAME = "EPC"
@@ -47,7 +47,7 @@ class EPC(_Popularity):
 @register
 class EIP(_Popularity):
     """Expected inverse popularity: EIP = C Σ_k disc(k) p(rel | i_k, u) (−log2(|U_{i_k}| / |U|))
-    (thesis §4.6.1; METRICS.md §B.6)."""
+    (thesis §4.6.1; docs/novelty-diversity.md)."""
 
     NAME = "EIP"
     MODEL = "iuf"
@@ -58,7 +58,7 @@ class EIP(_Popularity):
 @register
 class EFD(_Popularity):
     """Expected free discovery: EFD = C Σ_k disc(k) p(rel | i_k, u) (−log2(|U_{i_k}| / T))
-    (thesis §4.6.1; RankSys EFD; METRICS.md §B.6)."""
+    (thesis §4.6.1; RankSys EFD; docs/novelty-diversity.md)."""
 
     NAME = "EFD"
     MODEL = "fd"
@@ -69,7 +69,7 @@ class EFD(_Popularity):
 @register
 class MSI(_Popularity):
     """Mean self-information (Zhou et al., PNAS 2010): MSI = (1/n') Σ_k log2(|U| / |U_{i_k}|) = EIP(none, none)
-    (METRICS.md §B.6)."""
+    (docs/novelty-diversity.md)."""
 
     NAME = "MSI"
     PARAMS = ()
@@ -83,7 +83,7 @@ class EPD(_Expected):
     """Expected profile distance: user-relative novelty, the expected distance to the user's training profile.
 
     EPD = C Σ_k disc(k) p(rel | i_k, u) · Σ_{j∈P_u} p_P(j) d(i_k, j) / Σ_{j∈P_u} p_P(j)  over defined pairs
-    (thesis eq. 4.15; RankSys `PDItemNovelty` for p_P ≡ 1; METRICS.md §B.6).
+    (thesis eq. 4.15; RankSys `PDItemNovelty` for p_P ≡ 1; docs/novelty-diversity.md).
     """
 
     NAME = "EPD"

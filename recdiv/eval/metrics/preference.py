@@ -1,5 +1,5 @@
 """Preference-based evaluation (Diaz, Ekstrand & Mitra, *Recall, Robustness, and Lexicographic Evaluation*;
-reference code diazf/pref_eval; METRICS.md §D).
+reference code diazf/pref_eval; docs/intent-aware.md).
 
 Relevance is binary (grade ≥ τ); m = |Rel_u|; a run retrieves m_r of them at positions p_1 < … < p_{m_r}
 (within the cutoff); the other m − m_r are imputed *pessimistically* at the bottom of the catalog
@@ -48,7 +48,7 @@ def _first_difference(px: np.ndarray, py: np.ndarray) -> np.ndarray:
 
 
 def lexirecall(rel_x: np.ndarray, rel_y: np.ndarray) -> np.ndarray:
-    """Per-user lexirecall preference of run X over run Y from (n, k) relevance masks (METRICS.md §D.2)."""
+    """Per-user lexirecall preference of run X over run Y from (n, k) relevance masks (docs/intent-aware.md)."""
     mx, my = rel_x.sum(axis=1), rel_y.sum(axis=1)
     width = max(rel_x.shape[1], rel_y.shape[1], 1)
     tie = _first_difference(_positions(rel_x, width, True), _positions(rel_y, width, True))
@@ -85,7 +85,7 @@ class LexiRecall(PairwiseMeasure):
 
     +1 if X retrieves more relevant items (pessimistic imputation), else the first difference scanning
     positions from the lowest relevant item upward; 0 if identical. Diaz, Ekstrand & Mitra; pref_eval
-    `lexirecall`; METRICS.md §D.2.
+    `lexirecall`; docs/intent-aware.md
     """
 
     NAME = "lexirecall"
@@ -101,7 +101,7 @@ class LexiRecall(PairwiseMeasure):
 class LexiPrecision(PairwiseMeasure):
     """lexiprecision: lexicographic preference over relevant positions from the top (Diaz 2023; pref_eval).
 
-    METRICS.md §D.3.
+    docs/intent-aware.md
     """
 
     NAME = "lexiprecision"
@@ -119,7 +119,7 @@ class TSE(PerUserMeasure):
 
     TSE = e(p_m), p_m = position of the lowest relevant item after pessimistic imputation; base ap/rr:
     1/p_m (default), ndcg: 1/log2(p_m + 1), rbp: (1−p)p^{p_m−1}. Diaz, Ekstrand & Mitra eq. 3–5 (eq. 3 lost in
-    the shipped text; reconstruction in METRICS.md §D.4 and G.3.1).
+    the shipped text; reconstruction in docs/intent-aware.md and G.3.1).
     """
 
     NAME = "TSE"

@@ -1,4 +1,4 @@
-"""Set-based and counting measures of trec_eval and ir_measures (METRICS.md §A): the retrieved list taken as a
+"""Set-based and counting measures of trec_eval and ir_measures (docs/metrics.md): the retrieved list taken as a
 set (trec_eval `set_P`, `set_recall`, `set_F`), the counts `num_ret`, `num_rel`, `num_rel_ret`, `num_q`, and
 ir_measures' judgment rate `Judged@K`.
 
@@ -86,7 +86,7 @@ class NumQ(_Count):
 class SetP(PerUserMeasure):
     """Set precision: the fraction of the whole retrieved list that is relevant.
 
-    SetP(u) = |R_u ∩ Rel_u| / |R_u| (0 for an empty list). trec_eval `set_P`; ir_measures `SetP`. METRICS.md §A.1.
+    SetP(u) = |R_u ∩ Rel_u| / |R_u| (0 for an empty list). trec_eval `set_P`; ir_measures `SetP`. docs/metrics.md
     """
 
     NAME = "SetP"
@@ -103,7 +103,7 @@ class SetP(PerUserMeasure):
 class SetR(PerUserMeasure):
     """Set recall: the fraction of the relevant test items found anywhere in the list.
 
-    SetR(u) = |R_u ∩ Rel_u| / |Rel_u|. trec_eval `set_recall`; ir_measures `SetR`. METRICS.md §A.2.
+    SetR(u) = |R_u ∩ Rel_u| / |Rel_u|. trec_eval `set_recall`; ir_measures `SetR`. docs/metrics.md
     """
 
     NAME = "SetR"
@@ -122,7 +122,7 @@ class SetF(PerUserMeasure):
 
     SetF(u) = (β + 1)·P·R / (β·P + R), P = SetP, R = SetR; 0 when nothing relevant is retrieved. β weights
     recall as trec_eval's `set_F.β` does (β = 1: the harmonic mean); ir_measures `SetF(beta=β)` passes β to
-    trec_eval unchanged. Van Rijsbergen 1979 (E measure). METRICS.md §A.1–A.2.
+    trec_eval unchanged. Van Rijsbergen 1979 (E measure). docs/metrics.md
     """
 
     NAME = "SetF"
@@ -146,7 +146,7 @@ class Judged(PerUserMeasure):
     Judged@K(u) = |{k ≤ min(K, n) : i_k judged}| / min(K, n) — divided by the list length when the list is
     shorter than K, as ir_measures does; without cutoff the whole list; 0 for an empty list. A negative label
     (pooled but unjudged, trec_eval) does not count as judged — ir_measures counts every qrels line, so the two
-    differ only on qrels with negative labels. MacAvaney et al., ir_measures `Judged`. METRICS.md §A.
+    differ only on qrels with negative labels. MacAvaney et al., ir_measures `Judged`. docs/metrics.md
     """
 
     NAME = "Judged"

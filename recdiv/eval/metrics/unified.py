@@ -1,4 +1,4 @@
-"""Unified accuracy–diversity metric αβ-nDCG (Parapar & Radlinski, RecSys 2021; METRICS.md §C.11).
+"""Unified accuracy–diversity metric αβ-nDCG (Parapar & Radlinski, RecSys 2021; docs/intent-aware.md).
 
 Per aspect a and user u (P&R eq. 4–16):
 
@@ -72,7 +72,7 @@ class AlphaBetaNDCG(PerUserMeasure):
 
     G[k] = 1 − Π_a (1 − P(a|u,i_k)·γ_a^u Π_{j<k}(1 − P(a|u,i_j))), P(a|u,i) = β r(u,i)/r_max (judged) or α
     (unjudged) on a ∈ A(i); αβ-nDCG@K = Σ_k G[k]/log2(1+k) / greedy ideal over the judged test items.
-    METRICS.md §C.11.
+    docs/intent-aware.md
     """
 
     NAME = "ab-nDCG"
