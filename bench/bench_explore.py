@@ -170,7 +170,9 @@ def bench_dataset(dataset: str, changes: int) -> dict:
         # MMR over λ with a new score normalisation: 11 new reranked runs
         phase("curve", ["/api/curve?" + state(dataset, b="", a_norm=norm) for norm in ("rank", "max", "sum")],
               lambda body: len(body["points"]["A"]) == 11)
-        phase("curve A+B", ["/api/curve?" + state(dataset, a_norm="rank", b_lambda=0.2)])  # + xQuAD's 11 points
+        # B = xQuAD's 11 points over a new candidate depth: first A's curve, then both (as the page asks)
+        phase("curve A first", ["/api/curve?" + state(dataset, n=450) + "&only=A"])
+        phase("curve A+B", ["/api/curve?" + state(dataset, n=450)])
         out["peak MB"] = peak_rss_mb(proc.pid)
         return out
     finally:
@@ -219,7 +221,8 @@ def lab(dataset: str, sessions: int, changes: int) -> dict:
                     if _keys(s) != _keys(body["state"]):
                         problems.append(f"session {i}: asked {_keys(s)}, answered {_keys(body['state'])}")
                     answers[s] = _shown(body)
-                got = ask(i, cl, "/api/curve?" + s)  # the page asks for the chart after the view
+                ask(i, cl, "/api/curve?" + s + "&only=A")  # the page asks for A's curve, then both
+                got = ask(i, cl, "/api/curve?" + s)
                 if got is None:
                     cl = Client(port)
                     continue
@@ -279,7 +282,8 @@ def main() -> None:
         print(f"  change B's reranker: {r['reranker']}")
         print(f"  add a measure:      {r['measure']}")
         print(f"  11-point curve of A (MMR), all users: {r['curve']}")
-        print(f"  curve of A and B (22 points): {r['curve A+B']}")
+        print(f"  new candidates (n = 450): A's curve {r['curve A first']}")
+        print(f"    then the curve of A and B (xQuAD's 11 points new): {r['curve A+B']}")
         print(f"  server peak memory: {r['peak MB']:.0f} MB")
     if not args.no_lab:
         d = args.datasets[0]

@@ -5,7 +5,7 @@ carries the whole state in its query string (`recdiv.explore.state`).
     GET /static/NAME          explore.js, explore.css, plotly.min.js (from the installed plotly package)
     GET /api/options?STATE    what the controls offer for the state's dataset
     GET /api/view?STATE       lists of the state's user and the population measures
-    GET /api/curve?STATE&x=M&y=M   the trade-off curve over each configuration's parameter
+    GET /api/curve?STATE&x=M&y=M[&only=A]   the trade-off curve over each configuration's parameter
     GET /api/experiment.toml?STATE  the state as an experiment `recdiv run` reproduces
     GET /api/run.trec?STATE&system=baseline|A|B   a system's lists as a TREC run
     GET /api/jobs             long builds in progress (fitting a baseline)
@@ -55,7 +55,7 @@ STATIC = {"explore.js": "text/javascript; charset=utf-8", "explore.css": "text/c
           "plotly.min.js": "text/javascript; charset=utf-8"}
 COOKIE = "recdiv_token"
 #: query keys that are not part of a state
-EXTRA = ("token", "x", "y", "system", "session")
+EXTRA = ("token", "x", "y", "only", "system", "session")
 #: requests waiting for a compute thread at most (more are answered 503 at once)
 MAX_WAITING = 256
 _SESSION = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -219,9 +219,10 @@ class App:
 
     async def curve(self, request: Request) -> Response:
         x, y = request.query_params.get("x") or None, request.query_params.get("y") or None
+        only = request.query_params.get("only") or None
 
         def work():
-            return views.curve(self.engine, self.engine.prepare(self.state(request)), x, y)
+            return views.curve(self.engine, self.engine.prepare(self.state(request)), x, y, only)
 
         return await self.answer(request, work)
 

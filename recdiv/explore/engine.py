@@ -277,33 +277,30 @@ class Engine:
         return ctxs[key]
 
     def rerank_context(self, p: Prepared, space_name: str | None):
-        from recdiv.experiment.stages import similarity_for
         from recdiv.models.context import Context
 
-        space = factors = similarity = None
-        skey = None
+        space = factors = cfg = skey = None
         if space_name is not None:
             space, factors, cfg, skey = self.space(p, space_name)
-            similarity = similarity_for(cfg.similarity, space, factors, p.data.split.train, cfg.kind)
         key = ("rerank", p.data.key, skey, p.config.seed)
-        return self._context(key, lambda: Context(train=p.data.split.train, aspects=space, similarity=similarity,
-                                                  seed=p.config.seed, threads=self.threads))
+        return self._context(key, lambda: Context(
+            train=p.data.split.train, aspects=space, seed=p.config.seed, threads=self.threads,
+            similarity=_similarity(cfg and cfg.similarity, space, factors, p.data.split.train, cfg)))
 
     def eval_context(self, p: Prepared):
-        from recdiv.experiment.stages import similarity_for
         from recdiv.models.context import Context
 
         m = p.config.metrics
         name = p.config.evaluation_aspects
-        space = similarity = None
-        skey = None
+        space = factors = cfg = skey = None
         if name is not None:
             space, factors, cfg, skey = self.space(p, name)
-            similarity = similarity_for(m.similarity or cfg.similarity, space, factors, p.data.split.train, cfg.kind)
         key = ("eval", p.data.key, skey, m.threshold, m.population, m.similarity)
-        return self._context(key, lambda: Context(threshold=m.threshold, population=m.population,
-                                                  train=p.data.split.train, aspects=space, similarity=similarity,
-                                                  scale=p.data.split.train.scale, threads=self.threads)), key
+        return self._context(key, lambda: Context(
+            threshold=m.threshold, population=m.population, train=p.data.split.train, aspects=space,
+            scale=p.data.split.train.scale, threads=self.threads,
+            similarity=_similarity(cfg and (m.similarity or cfg.similarity), space, factors, p.data.split.train,
+                                   cfg))), key
 
     # systems ----------------------------------------------------------------------------------------------------
     def diversifier(self, p: Prepared, label: str):
@@ -382,6 +379,16 @@ class Engine:
                     np.asarray(result.user_values("system", m), dtype=np.float64)
                 out[text] = self._scores.put((rkey, ekey, text), value)
         return {m: out[m] for m in measures}
+
+
+def _similarity(name, space, factors, train, cfg):
+    """The similarity `recdiv run` gives a context over `space` (None without a space); built only with a new
+    context."""
+    if cfg is None:
+        return None
+    from recdiv.experiment.stages import similarity_for
+
+    return similarity_for(name, space, factors, train, cfg.kind)
 
 
 def stored(space, items, factors):

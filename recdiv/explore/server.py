@@ -208,14 +208,21 @@ def serve(catalog: Catalog, defaults: State, *, host: str = "127.0.0.1", port: i
     return Served(url, server, None, app)
 
 
+NATIVE_THREAD_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
 def one_native_thread() -> None:
     """BLAS on one thread in this process, as in `recdiv run`'s workers: the server's compute workers are the
     parallelism (a bootstrap interval's 1000 × n product takes 1.4 ms on one thread and 30 ms with two threads
     per worker spinning against each other on a busy machine); the values do not depend on it
     (tests/explore/test_equal_cli.py computes the explorer's side with one thread)."""
+    import os
+
     from threadpoolctl import threadpool_limits
 
-    threadpool_limits(1, user_api="blas")
+    for var in NATIVE_THREAD_ENV:  # the libraries loaded later (SciPy's own OpenBLAS)
+        os.environ[var] = "1"
+    threadpool_limits(1, user_api="blas")  # and those loaded already
 
 
 def free_port() -> int:

@@ -214,11 +214,19 @@ def _add_terms(engine: Engine, p: Prepared, label: str, cands, row: int, got: np
 
 
 # the trade-off curve ----------------------------------------------------------------------------------------------
-def curve(engine: Engine, p: Prepared, x: str | None = None, y: str | None = None) -> dict[str, Any]:
-    """The mean of measure y against measure x for the baseline and each configuration over the grid 0, 0.1, …, 1
-    of its trade-off parameter (`tradeoff_parameter`), the current point marked; a plotly figure."""
+def curve(engine: Engine, p: Prepared, x: str | None = None, y: str | None = None,
+          only: str | None = None) -> dict[str, Any]:
+    """The mean of measure y against measure x for the baseline and each configuration (or configuration `only`)
+    over the grid 0, 0.1, …, 1 of its trade-off parameter (`tradeoff_parameter`), the current point marked; a
+    plotly figure. The page asks for the first configuration's curve, then for both (each point is kept: the
+    second asks only for the other configuration's)."""
     from recdiv.diversifiers.registry import RERANKERS
     from recdiv.eval.charts import Chart, Series, to_plotly
+
+    labels = [d.label for d in p.config.diversifiers]
+    if only is not None and only not in labels:
+        raise ConfigError(f"curve of configuration {only!r}: the configurations shown are "
+                          f"{', '.join(labels) or 'none'}")
 
     info = {i["name"]: i for i in measure_info(list(p.state.measures))}
     per_user = [m for m, i in info.items() if i["kind"] == "per-user"]
@@ -243,6 +251,8 @@ def curve(engine: Engine, p: Prepared, x: str | None = None, y: str | None = Non
     points: dict[str, Any] = {"baseline": [[bx, by]]}
     grid = [round(i / (CURVE_POINTS - 1), 10) for i in range(CURVE_POINTS)]
     for d in p.config.diversifiers:
+        if only is not None and d.label != only:
+            continue
         param = tradeoff_parameter(RERANKERS.get(d.name).Config)
         if param is None:
             cx, cy = mean(d.label)
@@ -264,7 +274,8 @@ def curve(engine: Engine, p: Prepared, x: str | None = None, y: str | None = Non
                                    labels=[f"{d.label} {param}={current:g}"],
                                    hover=[f"{d.label} now: {param} = {current:g}<br>{x} = {cx:.4f}<br>{y} = {cy:.4f}"]))
         points[d.label] = [[a, b] for a, b in zip(xs, ys)]
-    return {"x": x, "y": y, "figure": to_plotly(chart), "points": points, "grid": grid}
+    return {"x": x, "y": y, "figure": to_plotly(chart), "points": points, "grid": grid,
+            "complete": only is None or labels == [only]}
 
 
 def _axis(measure: str, info: dict[str, Any]) -> str:

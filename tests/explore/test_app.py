@@ -56,6 +56,11 @@ def test_curve_and_exports(client):
     assert (body["x"], body["y"]) == ("nDCG@10", "ILD@10")
     assert len(body["points"]["A"]) == 11 and len(body["points"]["B"]) == 11
     assert "more diverse" in body["figure"]["layout"]["yaxis"]["title"]["text"]
+    first = client.get("/api/curve?" + Q + "&only=A").json()  # the page draws A's curve first, then both
+    assert set(first["points"]) == {"baseline", "A"} and not first["complete"] and body["complete"]
+    assert first["points"]["A"] == body["points"]["A"] and first["points"]["baseline"] == body["points"]["baseline"]
+    bad = client.get("/api/curve?" + Q + "&only=C")
+    assert bad.status_code == 400 and "the configurations shown are A, B" in bad.json()["error"]
     toml = client.get("/api/experiment.toml?" + Q)
     assert toml.status_code == 200 and 'name = "MMR"' in toml.text and "attachment" in \
         toml.headers["content-disposition"]

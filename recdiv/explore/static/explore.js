@@ -274,7 +274,13 @@ async function refreshCurve() {
   const extra = {};
   for (const axis of ["x", "y"]) if (curveAxes[axis] && per.includes(curveAxes[axis])) extra[axis] = curveAxes[axis];
   $("curve-note").textContent = "computing the curve …";
+  const configs = Object.keys(view.labels).filter((s) => s !== "baseline");
   try {
+    if (configs.length > 1) {  // the first configuration's curve at once, then both (its points are kept)
+      const first = await getJSON("curve", {...extra, only: configs[0]}, curveCtl.signal);
+      if (first === null) return;
+      renderCurve(first);
+    }
     const body = await getJSON("curve", extra, curveCtl.signal);
     if (body === null) return;
     renderCurve(body);
@@ -371,10 +377,11 @@ function renderCurve(body) {
   if (window.Plotly) {
     window.Plotly.react(box, body.figure.data, body.figure.layout, {displayModeBar: false, responsive: true});
   }
-  $("curve-note").textContent = "Each curve sweeps its configuration's trade-off parameter from 0 to 1 " +
+  $("curve-note").textContent = (body.complete ? "" : "computing the other configuration's curve … ") +
+    "Each curve sweeps its configuration's trade-off parameter from 0 to 1 " +
     `(${body.grid.length} points, every evaluated user); axes say which way is better, so rerankers whose ` +
     "parameters run in opposite directions read the same.";
-  document.body.dataset.curve = String(Number(document.body.dataset.curve || 0) + 1);
+  if (body.complete) document.body.dataset.curve = String(Number(document.body.dataset.curve || 0) + 1);
 }
 
 // ------------------------------------------------------------------------------------------------ start
