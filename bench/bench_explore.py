@@ -67,13 +67,21 @@ class Client:
     def __init__(self, port: int, session: str | None = None):
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
         self.session = session or os.urandom(6).hex()
+        self.retries = 0
 
     def get(self, path: str) -> tuple[float, int, dict]:
         if path.startswith("/api/"):
             path += f"&session={self.session}"
         t0 = time.perf_counter()
-        self.conn.request("GET", path)
-        r = self.conn.getresponse()
+        try:
+            self.conn.request("GET", path)
+            r = self.conn.getresponse()
+        except (ConnectionResetError, BrokenPipeError, http.client.RemoteDisconnected):
+            # the server closed the idle connection as the request went out: a browser sends it again on a new one
+            self.retries += 1
+            self.conn.close()
+            self.conn.request("GET", path)
+            r = self.conn.getresponse()
         body = r.read()
         return time.perf_counter() - t0, r.status, json.loads(body) if body else {}
 
@@ -191,6 +199,7 @@ def lab(dataset: str, sessions: int, changes: int) -> dict:
         curves: list[float] = []
         problems: list[str] = []
         answers: dict[str, dict] = {}
+        retried: list[int] = []
         lock = threading.Lock()
 
         def ask(i: int, cl: Client, path: str) -> tuple[float, int, dict] | None:
@@ -230,6 +239,8 @@ def lab(dataset: str, sessions: int, changes: int) -> dict:
                     curves.append(got[0])
                     if got[1] != 200:
                         problems.append(f"session {i}: curve {got[1]} {got[2]}")
+            with lock:
+                retried.append(cl.retries)
 
         threads = [threading.Thread(target=session, args=(i,)) for i in range(sessions)]
         cpu0, load0 = cpu_seconds(proc.pid), os.getloadavg()[0]
@@ -246,7 +257,7 @@ def lab(dataset: str, sessions: int, changes: int) -> dict:
         dropped = alone.get("/api/jobs?x=1")[2].get("dropped", 0)
         return {"views": views, "curves": curves, "problems": problems, "wall": wall, "checked": len(sample),
                 "differ": differ, "peak MB": peak_rss_mb(proc.pid), "cpu": cpu, "load": (load0, load1),
-                "dropped": dropped}
+                "dropped": dropped, "retried": sum(retried)}
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -294,7 +305,8 @@ def main() -> None:
         print(f"  curves: {summary(r['curves'])}")
         print(f"  wall {r['wall']:.0f} s; server CPU {r['cpu']:.1f} s ({r['cpu'] / r['wall']:.2f} cores); "
               f"{len(r['problems'])} problems; {r['differ']} of {r['checked']} answers differ when asked alone; "
-              f"{r['dropped']} requests dropped (superseded); server peak {r['peak MB']:.0f} MB")
+              f"{r['dropped']} requests dropped (superseded); {r['retried']} sent again on a new connection; "
+              f"server peak {r['peak MB']:.0f} MB")
         for p in r["problems"][:10]:
             print("  ", p)
 

@@ -22,6 +22,9 @@ if TYPE_CHECKING:  # imported where used: `recdiv explore --help` imports neithe
 DEFAULT_PORT = 8765
 DEFAULT_RECOMMENDER = "user-knn"
 DEFAULT_N, DEFAULT_K = 100, 10
+#: seconds an idle connection stays open (uvicorn's default 5 s closes a thinking student's connection, and a
+#: request sent as it closes is reset)
+KEEP_ALIVE = 75
 
 
 def default_measures(k: int, has_aspects: bool) -> tuple[str, ...]:
@@ -176,7 +179,7 @@ def serve(catalog: Catalog, defaults: State, *, host: str = "127.0.0.1", port: i
     check_port(host, port)
     app = make_app(catalog, defaults, token=token, log=log)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="off",
-                            timeout_graceful_shutdown=3)
+                            timeout_graceful_shutdown=3, timeout_keep_alive=KEEP_ALIVE)
     server = uvicorn.Server(config)
     shown = f"[{host}]" if ":" in host else host
     query = to_query(defaults) + (f"&token={token}" if token else "")
