@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from recdiv.cli.options import finite_float, positive_int, seed
 from recdiv.errors import ConfigError
@@ -73,6 +72,10 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--alternative", choices=("two-sided", "greater", "less"), default="two-sided")
     p.add_argument("--train", default=None, help="training interactions TSV (novelty measures)")
     p.add_argument("--aspects", default=None, help="item-aspect TSV (diversity / intent-aware measures)")
+    p.add_argument("--item-groups", metavar="TSV", default=None,
+                   help="item groups TSV (item group [weight]) for AWRF and GroupExposure")
+    p.add_argument("--stochastic", metavar="DIR", action="append", default=[],
+                   help="a stochastic run: a directory of sampled run files, one per sample (repeatable)")
     p.add_argument("--rating-scale", metavar="MIN:MAX", default=None,
                    help="rating scale of the qrels grades, e.g. 1:5 (r_max of ERR, ERR-IA, ab-nDCG, graded gains)")
     p.add_argument("--per-user", action="store_true", help="add per-user values (JSON only)")
@@ -80,6 +83,9 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
                    help="also test inside user groups: profile-size[:q] or popularity[:q] (quantiles; need --train) "
                         "or a user<TAB>group file")
     p.add_argument("-o", "--output", default=None, help="write the report to this file (atomically)")
+    from recdiv.cli.tradeoff import add_tradeoff_options
+
+    add_tradeoff_options(p)
     p.set_defaults(func=handler)
 
 
@@ -146,10 +152,9 @@ def _format_preferences(rep: dict, fmt: str) -> str:
 
 def handler(args: argparse.Namespace) -> int:
     # deferred: numpy, scipy and the metrics load only when the command runs
-    from recdiv.cli.evaluation import check_per_user_out, sort_measure_args, state, write_per_user
+    from recdiv.cli.evaluation import check_per_user_out, evaluated, sort_measure_args, write_per_user
     from recdiv.eval.catalog import parse_measure
-    from recdiv.eval.evaluate import evaluate
-    from recdiv.eval.io import baseline_name, load_inputs, max_grade_note, run_names
+    from recdiv.eval.io import baseline_name, run_names, stochastic_runs
     from recdiv.eval.measure import PairwiseMeasure
     from recdiv.eval.results import Results
     from recdiv.eval.stats.corrections import canonical_correction
@@ -158,8 +163,8 @@ def handler(args: argparse.Namespace) -> int:
     measure_names = sort_measure_args(args, ("qrels", "runs"))
     if not measure_names:
         raise ConfigError("recdiv compare needs at least one measure: -m MEASURE")
-    if not args.qrels or not args.runs:
-        raise ConfigError("recdiv compare needs a qrels file and at least two run files")
+    if not args.qrels or not (args.runs or args.stochastic):
+        raise ConfigError("recdiv compare needs a qrels file and at least two run files (or --stochastic DIR)")
     test = canonical_test(args.test or "t")
     if args.correction is None:
         args.correction = "none" if test in MULTI_SYSTEM_TESTS else "holm"
@@ -177,28 +182,25 @@ def handler(args: argparse.Namespace) -> int:
     check_per_user_out(args)
     if args.subtopics:  # every positional argument is a run
         args.qrels, args.runs = None, [args.qrels, *args.runs]
-    inputs = load_inputs(args.qrels, args.runs, subtopics=args.subtopics, train=args.train, aspects=args.aspects,
-                         threshold=args.rel_threshold, population=args.population, scale=args.rating_scale,
-                         input_format=args.input_format)
-    note = max_grade_note(measures, inputs, args.subtopics or args.qrels)
-    if note:
-        print(note, file=sys.stderr)
-    names = run_names(args.runs)
+    names = run_names(args.runs)  # the run files' names, then the stochastic runs'
+    names += [name for name, _ in stochastic_runs(args.stochastic, names)]
     if len(names) < 2:
         raise ConfigError("recdiv compare needs at least two runs")
     baseline = baseline_name(args.baseline, list(args.runs), names)
-    runs = inputs.runs
     pref = [m for m in measures if isinstance(m, PairwiseMeasure)]
     plain = [m for m in measures if not isinstance(m, PairwiseMeasure)]
+    done = evaluated("compare", args, args.qrels, args.runs, plain)
+    if pref and done.inputs is None:
+        raise ConfigError(f"{pref[0]} in recdiv compare needs the runs in memory: raise --memory (or evaluate it with "
+                          "recdiv eval --baseline, which streams)")
     reports: list[tuple[str, object]] = []  # (kind, payload) in measure order
     if plain:
         from recdiv.eval.stats.significance import BOOTSTRAP_SAMPLES, PERMUTATION_SAMPLES
         from recdiv.eval.stats.tukey import TUKEY_SAMPLES
         from recdiv.progress import Progress
 
-        evaluation = evaluate(runs, inputs.qrels, plain, inputs.context)
-        write_per_user(args, evaluation)
-        res = Results.from_evaluation(evaluation)
+        write_per_user(args, done.evaluation)
+        res = Results.from_evaluation(done.evaluation)
         samples = args.samples or {"permutation": PERMUTATION_SAMPLES, "bootstrap": BOOTSTRAP_SAMPLES,
                                    "tukey": TUKEY_SAMPLES}.get(test)
         bar = Progress(f"compare: {test} test", len(plain) * samples if samples else None,
@@ -207,18 +209,26 @@ def handler(args: argparse.Namespace) -> int:
             cmp = res.compare(baseline=baseline, test=test, correction=correction, alpha=args.alpha,
                               alternative=args.alternative, seed=args.seed, n_samples=args.samples, ci=args.ci,
                               confidence=args.confidence)
-    groups = {}
-    if args.groups:
-        from recdiv.eval.groups import labels_for
+    tradeoff = None
+    if args.tradeoff:
+        from recdiv.cli.tradeoff import tradeoff_report
 
         if not plain:
+            raise ConfigError(f"--tradeoff {args.tradeoff[0]}: not one of the compared per-user measures (-m)")
+        tradeoff = tradeoff_report(args, res, names, baseline)
+    elif args.front:
+        raise ConfigError("--front needs --tradeoff X Y")
+    groups = {}
+    if args.groups:
+        if not plain:
             raise ConfigError("--groups needs at least one per-user measure")
-        groups = res.compare_groups(labels_for(args.groups, inputs.qrels, inputs.context), baseline=baseline,
+        groups = res.compare_groups(done.labels(args.groups), baseline=baseline,
                                     test=test, correction=correction, alpha=args.alpha, alternative=args.alternative,
                                     seed=args.seed, n_samples=args.samples, ci=args.ci, confidence=args.confidence)
     for m in measures:
         if m in pref:
-            reports.append(("pref", _preference_report(str(m), runs, names, baseline, inputs, args, correction)))
+            reports.append(("pref", _preference_report(str(m), done.inputs.runs, names, baseline, done.inputs, args,
+                                                       correction)))
         else:
             d = cmp.to_dict(str(m))
             if groups:
@@ -233,6 +243,10 @@ def handler(args: argparse.Namespace) -> int:
     made_by = provenance.of_command(args)
     if args.format == "json":
         payload = [{**r, "provenance": made_by} for _, r in reports]  # each object: one or a list of them
+        if tradeoff is not None:
+            from recdiv.cli.tradeoff import tradeoff_json
+
+            payload.append({**tradeoff_json(tradeoff), "provenance": made_by})
         text = json.dumps(payload[0] if len(payload) == 1 else payload, indent=2, ensure_ascii=False) + "\n"
     else:
         parts = []
@@ -247,6 +261,10 @@ def handler(args: argparse.Namespace) -> int:
                 parts.append(("### " if args.format == "markdown" else "== ") + title + "\n\n"
                              + {"table": c.to_table, "markdown": c.to_markdown}[args.format]())
         parts += [_format_preferences(r, args.format) for kind, r in reports if kind == "pref"]
+        if tradeoff is not None:
+            from recdiv.cli.tradeoff import format_tradeoff
+
+            parts.append(format_tradeoff(tradeoff, args.format))
         text = "\n".join(parts)
         if args.format == "latex":
             text = provenance.comment(made_by, "%") + text
@@ -255,5 +273,5 @@ def handler(args: argparse.Namespace) -> int:
     from recdiv.cli.output import emit
 
     emit(text, args.output)
-    state("compare", inputs)  # after the output: a failed command prints only its one-line error
+    done.state()  # after the output: a failed command prints only its one-line error
     return 0

@@ -57,6 +57,12 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
     p.add_argument("--train", metavar="TSV", help="training interactions (user item value [timestamp])")
     p.add_argument("--aspects", metavar="TSV", help="item aspects (item aspect [weight])")
     p.add_argument("--previous", metavar="RUN", help="previous recommendations (TREC run), for ESSD-style measures")
+    p.add_argument("--item-groups", metavar="TSV", help="item groups (item group [weight]: provider groups, a "
+                                                        "protected attribute), for AWRF and GroupExposure")
+    p.add_argument("--stochastic", metavar="DIR", action="append", default=[],
+                   help="a stochastic run: a directory of sampled run files, one per sample (e.g. rerank --method "
+                        "PlackettLuce --param samples=100 -o DIR); EE-L/EE-D/EE-R and the group measures read every "
+                        "sample, other measures give their mean over the samples (repeatable)")
     p.add_argument("--rating-scale", metavar="MIN:MAX", default=None,
                    help="rating scale of the qrels grades, e.g. 1:5: MAX is r_max of ERR, ERR-IA, ab-nDCG and graded "
                         "gains (default: the largest test grade); a grade outside it is an error")
@@ -70,10 +76,8 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     # deferred: the metrics bring numpy, scipy and numba, which `recdiv eval --help` does not need
-    from recdiv.cli.evaluation import check_per_user_out, sort_measure_args, state, write_per_user
+    from recdiv.cli.evaluation import check_per_user_out, evaluated, sort_measure_args, write_per_user
     from recdiv.eval.catalog import parse_measures
-    from recdiv.eval.evaluate import evaluate
-    from recdiv.eval.io import baseline_name, load_inputs, max_grade_note, unpredicted_note
 
     if args.list:
         sys.stdout.write(list_text())
@@ -84,56 +88,43 @@ def main(args: argparse.Namespace) -> int:
     if args.by_user and args.groups:
         raise ConfigError("-q prints per-user lines; it does not combine with --groups")
     qrels, runs = (None, [args.qrels, *args.runs] if args.qrels else []) if args.subtopics else (args.qrels, args.runs)
-    if not runs and not args.predictions:
-        raise ConfigError("recdiv eval needs a qrels file (or --subtopics FILE) and at least one run file or "
-                          "--predictions FILE (or --list)")
+    if not runs and not args.predictions and not args.stochastic:
+        raise ConfigError("recdiv eval needs a qrels file (or --subtopics FILE) and at least one run file, "
+                          "--stochastic DIR or --predictions FILE (or --list)")
     if qrels is None and not args.subtopics:
         raise ConfigError("recdiv eval needs a qrels file (or --subtopics FILE)")
     measures = parse_measures(measure_names or DEFAULT_MEASURES)
     check_per_user_out(args)
-    population = args.population or ("judged" if args.predictions and not runs else "relevant")
-    inputs = load_inputs(qrels, runs, subtopics=args.subtopics, predictions=args.predictions, train=args.train,
-                         aspects=args.aspects, previous=args.previous, threshold=args.rel_threshold,
-                         population=population, scale=args.rating_scale, input_format=args.input_format)
-    names = list(inputs.runs)
-    baseline = baseline_name(args.baseline, [*runs, *args.predictions], names)
-    for note in (max_grade_note(measures, inputs, args.subtopics or args.qrels),
-                 unpredicted_note(measures, inputs, names[len(runs):])):
-        if note:
-            print(note, file=sys.stderr)
-    for m in measures:
-        for need in m.NEEDS:
-            if getattr(inputs.context, need, None) is None:
-                raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need} FILE")
-    evaluation = evaluate(inputs.runs, inputs.qrels, measures, inputs.context, baseline=baseline)
+    args.population = args.population or ("judged" if args.predictions and not runs else "relevant")
+    done = evaluated("eval", args, qrels, runs, measures)
+    evaluation = done.evaluation
     write_per_user(args, evaluation)
     if args.by_user:
         text = format_by_user(evaluation)
     else:
         result = evaluation.to_dict(per_user=args.per_user)
         if args.groups:
-            result["groups"] = group_means(args.groups, inputs, evaluation)
+            result["groups"] = group_means(done.labels(args.groups), evaluation)
         if args.format == "json":
             from recdiv import provenance
 
             result["provenance"] = provenance.of_command(args)
         writer = {"table": format_table, "json": format_json, "csv": format_csv}[args.format]
         text = writer(result, [str(m) for m in measures])
-    state("eval", inputs)  # once the numbers exist: a failed command prints only its one-line error
+    done.state()  # once the numbers exist: a failed command prints only its one-line error
     sys.stdout.write(text)
     return 0
 
 
-def group_means(spec: str, inputs, evaluation) -> dict:
+def group_means(labels, evaluation) -> dict:
     """{group: {"n": users, "runs": {run: {measure: mean over the group's users}}}} of the per-user measures."""
-    from recdiv.eval.groups import labels_for
     from recdiv.eval.results import Results
 
     res = Results.from_evaluation(evaluation)
     if not res.per_user_measures:
         raise ConfigError("--groups needs at least one per-user measure")
     out = {}
-    for g, sub in res.by_group(labels_for(spec, inputs.qrels, inputs.context)).items():
+    for g, sub in res.by_group(labels).items():
         n = len(sub.per_user(sub.systems[0], sub.per_user_measures[0]))
         out[g] = {"n": n, "runs": {s: {m: sub.mean(s, m) for m in sub.per_user_measures} for s in sub.systems}}
     return out

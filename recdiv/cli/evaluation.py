@@ -10,14 +10,18 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from recdiv.errors import ConfigError
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from recdiv.eval.context import EvalContext
-    from recdiv.eval.io import RunCoverage
+    from recdiv.eval.evaluate import Evaluation
+    from recdiv.eval.io import EvalInputs, RunCoverage
 
 
 class InOrder(argparse.Action):
@@ -43,8 +47,8 @@ def add_measure_option(p: argparse.ArgumentParser, default: str = "") -> None:
 
 
 def add_input_options(p: argparse.ArgumentParser) -> None:
-    """What `recdiv eval` and `recdiv compare` share about their files: the format of runs and qrels, and a file for
-    the per-user values."""
+    """What `recdiv eval` and `recdiv compare` share about their files and their scale: the format of runs and
+    qrels, a file for the per-user values, the memory budget and the backend."""
     p.add_argument("--input-format", choices=("trec", "csv", "tsv", "parquet", "arrow"), default=None,
                    metavar="FORMAT",
                    help="format of the qrels and run files: trec, csv, tsv, parquet or arrow (default: by extension: "
@@ -52,6 +56,98 @@ def add_input_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--per-user-out", metavar="FILE", default=None,
                    help="write the per-user values (run, user, measure, value) to FILE: .parquet, .arrow, .csv, .tsv "
                         "or .json")
+    p.add_argument("--memory", metavar="SIZE", default="1G",
+                   help="memory budget, e.g. 512M, 4G (default 1G): runs larger than it fits are streamed in blocks "
+                        "of users through temporary files (docs/scale.md); the numbers are the same")
+    p.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="where blocks of users are evaluated: this process (default) or the Ray cluster at "
+                        "RAY_ADDRESS (docs/scale.md)")
+    p.add_argument("--workdir", metavar="DIR", default=None,
+                   help="folder for the temporary partitions of a streamed evaluation (default: the system's "
+                        "temporary folder; with --backend ray, storage every node sees)")
+
+
+@dataclass
+class Evaluated:
+    """An evaluation for `recdiv eval` / `recdiv compare`, in memory or streamed, with what its statement needs."""
+
+    command: str
+    evaluation: Evaluation
+    context: EvalContext
+    coverages: list[RunCoverage]
+    n_judged: int
+    labels: Callable[[str], np.ndarray]  # user groups (--groups SPEC) of the evaluated users
+    inputs: EvalInputs | None = None  # the inputs in memory (None when streamed)
+
+    def state(self) -> None:
+        """Print the `statement` on stderr."""
+        for line in statement(self.command, self.context, self.coverages, self.n_judged):
+            print(line, file=sys.stderr)
+
+
+def evaluated(command: str, args: argparse.Namespace, qrels, runs: list[str], measures: list,
+              predictions: Sequence[str] = ()) -> Evaluated:
+    """Evaluate `runs` against `qrels` on `measures` as the options say: in memory, or streamed in blocks of users
+    (`recdiv.eval.stream`) when the runs are larger than --memory allows or --backend is ray."""
+    from recdiv.eval.stream import streaming_needed
+
+    predictions = list(getattr(args, "predictions", predictions) or [])
+    simple = not args.subtopics and not predictions and not args.stochastic
+    if args.backend == "ray" and not simple:
+        raise ConfigError("--backend ray evaluates runs against qrels: not --subtopics, --predictions or --stochastic")
+    if simple and streaming_needed(runs, args.memory, args.backend, args.input_format):
+        return _streamed(command, args, qrels, runs, measures)
+    return _in_memory(command, args, qrels, runs, measures, predictions)
+
+
+def _in_memory(command, args, qrels, runs, measures, predictions) -> Evaluated:
+    from recdiv.eval.evaluate import evaluate
+    from recdiv.eval.groups import labels_for
+    from recdiv.eval.io import baseline_name, coverage, load_inputs, max_grade_note, unpredicted_note
+
+    inputs = load_inputs(qrels, runs, subtopics=args.subtopics, predictions=predictions, train=args.train,
+                         aspects=args.aspects, previous=getattr(args, "previous", None), threshold=args.rel_threshold,
+                         population=args.population, scale=args.rating_scale, input_format=args.input_format,
+                         item_groups=args.item_groups, stochastic=args.stochastic)
+    names = list(inputs.runs)
+    baseline = baseline_name(args.baseline, [*runs, *predictions], names)
+    for note in (max_grade_note(measures, inputs, args.subtopics or qrels),
+                 unpredicted_note(measures, inputs, names[len(runs):])):
+        if note:
+            print(note, file=sys.stderr)
+    for m in measures:
+        for need in m.NEEDS:
+            if getattr(inputs.context, need, None) is None:
+                raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need.replace('_', '-')} FILE")
+    evaluation = evaluate(inputs.runs, inputs.qrels, measures, inputs.context, baseline=baseline)
+    judged = int((inputs.qrels.n_judged() > 0).sum())
+    return Evaluated(command, evaluation, inputs.context, coverage(inputs), judged,
+                     lambda spec: labels_for(spec, inputs.qrels, inputs.context), inputs)
+
+
+def _streamed(command, args, qrels, runs, measures) -> Evaluated:
+    from recdiv.eval.groups import group_labels
+    from recdiv.eval.io import EvalInputs, max_grade_note
+    from recdiv.eval.stream import evaluate_stream
+
+    for m in measures:
+        for need in m.NEEDS:
+            if getattr(args, need, None) is None:
+                raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need.replace('_', '-')} FILE")
+    s = evaluate_stream(qrels, runs, measures, train=args.train, aspects=args.aspects, item_groups=args.item_groups,
+                        previous=getattr(args, "previous", None), threshold=args.rel_threshold,
+                        population=args.population, scale=args.rating_scale, baseline=args.baseline,
+                        input_format=args.input_format, memory=args.memory, backend=args.backend,
+                        workdir=args.workdir)
+    note = max_grade_note(measures, EvalInputs(None, {}, s.context), qrels, r_max=s.r_max)  # type: ignore[arg-type]
+    if note:
+        print(note, file=sys.stderr)
+    users = s.evaluation.users
+
+    def labels(spec: str) -> np.ndarray:
+        return group_labels(spec, users, train=s.context.train, user_index=s.users.lookup(users))
+
+    return Evaluated(command, s.evaluation, s.context, s.coverages, s.n_judged, labels)
 
 
 def write_per_user(args: argparse.Namespace, evaluation) -> None:
@@ -140,12 +236,3 @@ def statement(command: str, context: EvalContext, coverages: Sequence[RunCoverag
             lines.append(f"recdiv {command}: warning: {c.run}: none of its users is evaluated{why}: "
                          "every per-user value is that of an empty list (0 for accuracy measures)")
     return lines
-
-
-def state(command: str, inputs) -> None:
-    """Print `statement` for the inputs of an evaluation (`recdiv.eval.io.EvalInputs`) on stderr."""
-    from recdiv.eval.io import coverage
-
-    judged = int((inputs.qrels.n_judged() > 0).sum())
-    for line in statement(command, inputs.context, coverage(inputs), judged):
-        print(line, file=sys.stderr)

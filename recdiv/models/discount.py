@@ -232,6 +232,23 @@ POSITION_SYNTAX = "none, log, jk or jk<b>, recip, exp<p> (e.g. exp0.85), halflif
 SYNTAX = f"{POSITION_SYNTAX}, cascade or cascade<p0> (e.g. cascade0.9)"
 
 
+def rank_order_sum(terms: np.ndarray) -> np.ndarray:
+    """Σ_k terms[:, k] per row (one ranked list per row), added rank by rank (k = 1, 2, ...): trec_eval's summation
+    order. A row's sum depends on nothing but its own terms — not on the other rows, nor on zeros padding it to the
+    widest list of the rows evaluated with it — so a user's value is the same to the last bit in any block of users
+    (NumPy's pairwise sum depends on the row length; a BLAS matrix-vector product on the rows beside it and on the
+    thread count)."""
+    total = np.zeros(terms.shape[0])
+    for c in range(terms.shape[1]):
+        total += terms[:, c]
+    return total
+
+
+def row_sums(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Σ_k values[u, k]·weights[k] for every row u, rank by rank (`rank_order_sum`): instead of `values @ weights`."""
+    return rank_order_sum(values * weights[: values.shape[1]])
+
+
 def parse_discount(spec: str | Discount) -> Discount:
     """A discount object from its spec string (see the module docstring); instances pass through."""
     if isinstance(spec, Discount):

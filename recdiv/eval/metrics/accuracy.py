@@ -21,7 +21,16 @@ from recdiv.errors import ConfigError
 from recdiv.eval.context import RunView
 from recdiv.eval.measure import Param, PerUserMeasure, SystemMeasure, register
 from recdiv.eval.params import LEVEL, POSITION_DISC
-from recdiv.models.discount import Discount, ExponentialDiscount, HalfLifeDiscount, JKDiscount, parse_discount
+from recdiv.eval.partial import ByUser
+from recdiv.models.discount import (
+    Discount,
+    ExponentialDiscount,
+    HalfLifeDiscount,
+    JKDiscount,
+    parse_discount,
+    rank_order_sum,
+    row_sums,
+)
 from recdiv.models.gain import GAINS, gain_values
 from recdiv.models.relevance import stop_probability
 
@@ -61,22 +70,13 @@ def _stats(view: RunView, cutoff: int | None):
     return _memo(view, ("prefix", w), lambda: _prefix_stats(view.rel, w))
 
 
-def _rank_order_sum(terms: np.ndarray) -> np.ndarray:
-    """Σ_k terms[:, k] per row, added rank by rank (k = 1, 2, ...): trec_eval's summation order, so that every
-    value is the same to the last bit (NumPy's sum adds pairwise)."""
-    total = np.zeros(terms.shape[0])
-    for c in range(terms.shape[1]):
-        total += terms[:, c]
-    return total
-
-
 def _prefix_stats(rel: np.ndarray, w: int):
     """Per row over the first w positions: hits, Σ_k rel_k·hits_k/k (the AP numerator), rank of the first hit."""
     if w == 0:
         return np.zeros(len(rel)), np.zeros(len(rel)), np.full(len(rel), np.inf)
     top = rel[:, :w]
     cum = np.cumsum(top, axis=1, dtype=np.int64)
-    ap = _rank_order_sum(np.where(top, cum / _ranks(w), 0.0))
+    ap = rank_order_sum(np.where(top, cum / _ranks(w), 0.0))
     first = np.where(top.any(axis=1), np.argmax(top, axis=1) + 1.0, np.inf)
     return cum[:, -1].astype(np.float64), ap, first
 
@@ -160,7 +160,7 @@ def _dcg(view: RunView, gain: str, discount: Discount, cutoff: int | None) -> np
         judged = ~np.isnan(g)
         terms = np.where(judged, gain_values(gain, np.where(judged, g, 0.0), float(view.threshold)), 0.0)
         factor, divide = _rank_factors(discount, max(w, 1))
-        return _rank_order_sum(_discounted(terms, factor[:w], divide))
+        return rank_order_sum(_discounted(terms, factor[:w], divide))
 
     return _memo(view, ("dcg", gain, discount.spec, w), compute)
 
@@ -448,7 +448,7 @@ class RBP(_Leveled):
             g = view.rel[:, :w].astype(np.float64)
         else:
             g = np.nan_to_num(view.grades[:, :w], nan=0.0).clip(min=0.0) / view.max_grade
-        return (1.0 - self.p) * (g @ ExponentialDiscount(self.p).positions(w))
+        return (1.0 - self.p) * row_sums(g, ExponentialDiscount(self.p).positions(w))
 
 
 @register
@@ -525,8 +525,11 @@ class HLUBreese(_HalfLife, SystemMeasure):
     CITATION = "Breese, Heckerman & Kadie 1998"
     SECTION = "A.11"
 
-    def system_value(self, rankings: Rankings, qrels: Qrels, context: EvalContext) -> float:
+    def block_state(self, rankings: Rankings, qrels: Qrels, context: EvalContext) -> ByUser:
         view = RunView.of(context, rankings, qrels)
-        hl, hl_max = self._sums(view)
+        return ByUser(view.users, self._sums(view))
+
+    def finish(self, state: ByUser, n_items: int) -> float:
+        hl, hl_max = state.arrays
         total = float(hl_max.sum())
         return 100.0 * float(hl.sum()) / total if total > 0 else 0.0

@@ -17,6 +17,7 @@ import numpy as np
 
 from recdiv.eval.measure import PerUserMeasure, register
 from recdiv.eval.metrics.accuracy import _memo
+from recdiv.eval.partial import Sums
 
 if TYPE_CHECKING:
     from recdiv.eval.context import RunView
@@ -103,7 +104,7 @@ class _RankEffectiveness(PerUserMeasure):
     CUTOFF = "none"
     SECTION = "A.12"
 
-    def aggregate(self, values: np.ndarray, view) -> float:
+    def aggregate_final(self, values: np.ndarray, state) -> float:
         """Mean over the users where the measure is defined (NaN = skipped); NaN if none is."""
         ok = ~np.isnan(values)
         return float(values[ok].mean()) if ok.any() else float("nan")
@@ -164,8 +165,12 @@ class FCP(_RankEffectiveness):
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(den > 0, p["nc"] / den, np.nan)
 
-    def aggregate(self, values: np.ndarray, view) -> float:
-        """Σ_u n_c / Σ_u (n_c + n_d): a ratio of sums over users, not the mean of per-user ratios."""
+    def aggregate_state(self, values: np.ndarray, view) -> Sums:
+        """(Σ_u n_c, Σ_u (n_c + n_d)) over a block of users: counts, so blocks add up exactly."""
         p = _pair_counts(view)
-        den = float((p["nc"] + p["nd"]).sum())
-        return float(p["nc"].sum()) / den if den > 0 else float("nan")
+        return Sums((np.float64(p["nc"].sum()), np.float64((p["nc"] + p["nd"]).sum())))
+
+    def aggregate_final(self, values: np.ndarray, state: Sums) -> float:
+        """Σ_u n_c / Σ_u (n_c + n_d): a ratio of sums over users, not the mean of per-user ratios."""
+        nc, den = (float(x) for x in state.arrays)
+        return nc / den if den > 0 else float("nan")

@@ -18,6 +18,7 @@ import numpy as np
 from recdiv.eval.context import EvalContext, RunView
 from recdiv.eval.measure import Param, SystemMeasure, register
 from recdiv.eval.params import POSITION_DISC, USERS
+from recdiv.eval.partial import Counts, Union
 from recdiv.models.concentration import entropy, gini
 from recdiv.models.discount import parse_discount
 from recdiv.models.relevance import is_relevant
@@ -56,11 +57,12 @@ class _Exposure(SystemMeasure):
             items = items[:, : self.cutoff]
         return users, items
 
-    def counts(self, rankings, qrels, context) -> np.ndarray:
-        _, items = self.lists(rankings, qrels, context)
-        return exposure_counts(items, len(rankings.item_vocab), self.params.get("disc", "none"))
 
-    def recommended(self, rankings, qrels, context) -> np.ndarray:
+
+class _Recommended(_Exposure):
+    """The set of recommended items: merged with or."""
+
+    def block_state(self, rankings, qrels, context) -> Union:
         """Boolean over items: recommended (and, with rel=binary, relevant to a user it was recommended to)."""
         users, items = self.lists(rankings, qrels, context)
         keep = items >= 0
@@ -69,11 +71,37 @@ class _Exposure(SystemMeasure):
             keep &= is_relevant(qrels.lookup(users, items), tau)
         out = np.zeros(len(rankings.item_vocab), dtype=bool)
         out[items[keep]] = True
-        return out
+        return Union(out)
+
+
+class _Concentration(_Exposure):
+    """Measures of the exposure counts c_i: kept as whole-number counts of (rank, item), so that blocks of users add
+    up exactly and c_i = Σ_k n_{k,i}·disc(k) is summed rank by rank whatever the blocks."""
+
+    def block_state(self, rankings, qrels, context) -> Counts:
+        _, items = self.lists(rankings, qrels, context)
+        valid = items >= 0
+        if self.disc == "none":
+            keys = items[valid].astype(np.int64)
+        else:
+            keys = np.nonzero(valid)[1].astype(np.int64) * len(rankings.item_vocab) + items[valid]
+        return Counts.of(keys)
+
+    def exposure(self, state: Counts, n_items: int) -> np.ndarray:
+        """c_i of every item of the vocabulary from the (rank, item) counts."""
+        c = np.zeros(n_items)
+        if self.disc == "none":
+            c[state.keys] = state.counts
+            return c
+        pos, item = np.divmod(state.keys, n_items)
+        if len(pos):
+            w = parse_discount(self.disc).weights(np.ones((1, int(pos.max()) + 1), dtype=bool))[0]
+            np.add.at(c, item, state.counts * w[pos])  # keys ascend rank by rank: each c_i summed in rank order
+        return c
 
 
 @register
-class AggregateDiversity(_Exposure):
+class AggregateDiversity(_Recommended):
     """Aggregate diversity (Adomavicius & Kwon 2012; thesis §2.3.6): |∪_u R_u^K|, the number of distinct items
     recommended. rel=binary counts only items relevant to at least one user they were recommended to [CHOICE].
     docs/novelty-diversity.md"""
@@ -83,12 +111,12 @@ class AggregateDiversity(_Exposure):
     FORMULA = "|∪_u R_u^K|"
     CITATION = "Adomavicius & Kwon, IEEE TKDE 2012; thesis §2.3.6"
 
-    def system_value(self, rankings, qrels, context) -> float:
-        return float(self.recommended(rankings, qrels, context).sum())
+    def finish(self, state: Union, n_items: int) -> float:
+        return float(state.mask.sum())
 
 
 @register
-class Coverage(_Exposure):
+class Coverage(_Recommended):
     """Catalog coverage: aggregate diversity / n_I (share of the item vocabulary ever recommended)."""
 
     NAME = "Coverage"
@@ -96,13 +124,13 @@ class Coverage(_Exposure):
     FORMULA = "|∪_u R_u^K| / |I|"
     CITATION = "Herlocker et al., TOIS 2004; Ge et al., RecSys 2010"
 
-    def system_value(self, rankings, qrels, context) -> float:
-        rec = self.recommended(rankings, qrels, context)
+    def finish(self, state: Union, n_items: int) -> float:
+        rec = state.mask
         return float(rec.sum() / len(rec)) if len(rec) else 0.0
 
 
 @register
-class Entropy(_Exposure):
+class Entropy(_Concentration):
     """Shannon entropy of the exposure distribution: −Σ_{i: p_i>0} p_i log2 p_i (RankSys `Entropy`)."""
 
     NAME = "Entropy"
@@ -110,12 +138,12 @@ class Entropy(_Exposure):
     FORMULA = "−Σ_i p_i log2 p_i, p_i = c_i / Σ_j c_j"
     CITATION = "Shannon 1948; RankSys Entropy; thesis §2.3.6"
 
-    def system_value(self, rankings, qrels, context) -> float:
-        return entropy(self.counts(rankings, qrels, context))
+    def finish(self, state: Counts, n_items: int) -> float:
+        return entropy(self.exposure(state, n_items))
 
 
 @register
-class Gini(_Exposure):
+class Gini(_Concentration):
     """Gini coefficient of item exposure (concentration: 0 = uniform, 1 = all exposure on one item).
 
     G = (1 / (n_I − 1)) Σ_{j=1}^{n_I} (2j − n_I − 1) p_(j), ascending p (RankSys returns 1 − G).
@@ -127,12 +155,12 @@ class Gini(_Exposure):
     FORMULA = "(1/(n_I−1)) Σ_j (2j − n_I − 1) p_(j)"
     CITATION = "Fleder & Hosanagar 2009; RankSys GiniIndex (as 1 − G)"
 
-    def system_value(self, rankings, qrels, context) -> float:
-        return gini(self.counts(rankings, qrels, context))
+    def finish(self, state: Counts, n_items: int) -> float:
+        return gini(self.exposure(state, n_items))
 
 
 @register
-class GiniDiversity(_Exposure):
+class GiniDiversity(_Concentration):
     """1 − Gini: the diversity form returned by RankSys `GiniIndex` (1 = uniform exposure)."""
 
     NAME = "GiniDiversity"
@@ -140,5 +168,5 @@ class GiniDiversity(_Exposure):
     FORMULA = "1 − G"
     CITATION = "RankSys GiniIndex"
 
-    def system_value(self, rankings, qrels, context) -> float:
-        return 1.0 - gini(self.counts(rankings, qrels, context))
+    def finish(self, state: Counts, n_items: int) -> float:
+        return 1.0 - gini(self.exposure(state, n_items))

@@ -29,7 +29,7 @@ from recdiv.eval.metrics.intents import (
     run_arrays,
 )
 from recdiv.eval.params import IDEAL_TIES, REDUNDANCY, WEIGHTS
-from recdiv.models.discount import LogDiscount, ReciprocalDiscount
+from recdiv.models.discount import LogDiscount, ReciprocalDiscount, row_sums
 from recdiv.models.relevance import is_judged, is_relevant, stop_probability
 
 GAIN = Param("gain", str, "binary", "relevance weight ĝ: 1, or r/r_max (graded α-nDCG [RECON])",
@@ -67,7 +67,7 @@ class AlphaNDCG(_AspectMeasure):
         disc = LOG.positions(k)
         dcg = _alpha_dcg(view, k, self.alpha, graded, disc)
         _, ig = alpha_ideal_lists(view, self.alpha, graded, self.ideal_ties, k)
-        idcg = ig @ disc[: ig.shape[1]]
+        idcg = row_sums(ig, disc[: ig.shape[1]])
         return np.divide(dcg, idcg, out=np.zeros_like(dcg), where=idcg > 0)
 
 
@@ -102,7 +102,7 @@ class AlphaDCG(_AspectMeasure):
 
 def _alpha_dcg(view, k: int, alpha: float, graded: bool, disc: np.ndarray) -> np.ndarray:
     """Σ_{k≤K} G(k)·disc_k of the run for every evaluated user."""
-    return alpha_run_gains(view, k, alpha, graded) @ disc
+    return row_sums(alpha_run_gains(view, k, alpha, graded), disc)
 
 
 def _alpha_err(view, measure, k: int) -> np.ndarray:
@@ -165,7 +165,7 @@ class NERRIA(_AspectMeasure):
         k = cutoff_of(self, view)
         e = _alpha_err(view, self, k)
         _, ig = alpha_ideal_lists(view, self.alpha, False, self.ideal_ties, k)
-        ie = ig @ RECIP.positions(ig.shape[1])
+        ie = row_sums(ig, RECIP.positions(ig.shape[1]))
         return np.divide(e, ie, out=np.zeros_like(e), where=ie > 0)
 
 

@@ -26,7 +26,7 @@ from recdiv.eval.metrics.intents import (
     run_arrays,
 )
 from recdiv.eval.params import IDEAL_TIES, REDUNDANCY, WEIGHTS
-from recdiv.models.discount import ExponentialDiscount
+from recdiv.models.discount import ExponentialDiscount, row_sums
 from recdiv.models.relevance import is_relevant, stop_probability
 
 ALPHA = replace(REDUNDANCY, default=0.25)
@@ -48,7 +48,7 @@ def _weighted_alpha_gains(view, items, grades, alpha, w):
 
 
 def _nrbp(gains: np.ndarray, alpha: float, beta: float) -> np.ndarray:
-    return (1.0 - (1.0 - alpha) * beta) * (gains @ ExponentialDiscount(beta).positions(gains.shape[1]))
+    return (1.0 - (1.0 - alpha) * beta) * row_sums(gains, ExponentialDiscount(beta).positions(gains.shape[1]))
 
 
 @register
@@ -117,7 +117,7 @@ class EU(_AspectMeasure):
         items = view.at(view.items, k, fill=-1)
         gains = alpha_run_gains(view, k, self.alpha, weights=w)
         disc = ExponentialDiscount(self.p).positions(k)
-        return (1.0 - self.p) * ((gains - self.e * (items >= 0)) @ disc)
+        return (1.0 - self.p) * row_sums(gains - self.e * (items >= 0), disc)
 
 
 @register
@@ -166,5 +166,5 @@ class RBU(_AspectMeasure):
         surv = np.exp(exclusive_group_sum(np.log(np.maximum(1.0 - rv, 1e-300)), gstart))
         browse = ExponentialDiscount(self.p)
         util = np.bincount(u, weights=w[u, a] * rv * surv * browse.at(pos + 1), minlength=len(items))
-        cost = (items >= 0) @ browse.positions(k)
+        cost = row_sums(items >= 0, browse.positions(k))
         return (1.0 - self.p) * (util - self.e * cost)

@@ -225,9 +225,20 @@ def aspect_pairs(items: np.ndarray, mask: np.ndarray, table: np.ndarray, n_asp: 
 
 
 def exclusive_group_sum(values: np.ndarray, gstart: np.ndarray) -> np.ndarray:
-    """Σ of `values` over the earlier members of each element's group (groups contiguous, starts `gstart`)."""
-    cs = np.cumsum(values)
-    return cs - values - (cs[gstart] - values[gstart])
+    """Σ of `values` over the earlier members of each element's group (groups contiguous; `gstart`: each element's
+    group start), added member by member within the group only: level j of every group at once, so an element's
+    sum never depends on another group's values (a cumulative sum over all groups would carry their rounding)."""
+    n = len(values)
+    out = np.zeros(n)
+    if n == 0:
+        return out
+    offset = np.arange(n) - np.asarray(gstart)
+    by_level = np.argsort(offset, kind="stable")
+    bounds = np.searchsorted(offset[by_level], np.arange(int(offset.max()) + 2))
+    for j in range(1, len(bounds) - 1):
+        sel = by_level[bounds[j]:bounds[j + 1]]
+        out[sel] = out[sel - 1] + values[sel - 1]
+    return out
 
 
 def alpha_gains(view, items: np.ndarray, g: np.ndarray, alpha: float, weights: np.ndarray | None = None,

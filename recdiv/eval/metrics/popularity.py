@@ -19,6 +19,7 @@ from recdiv.eval.context import RunView
 from recdiv.eval.measure import Measure, Param, PerUserMeasure, SystemMeasure, register
 from recdiv.eval.metrics.expected import _cached
 from recdiv.eval.metrics.intents import user_rows
+from recdiv.eval.partial import Sums
 from recdiv.models.novelty import gather, short_head, user_frequency
 
 if TYPE_CHECKING:
@@ -130,10 +131,14 @@ class _GroupDisparity(SystemMeasure):
         """(numerators (2,), denominators (2,)) for (head, tail), summed over the evaluated users."""
         raise NotImplementedError  # pragma: no cover - abstract
 
-    def system_value(self, rankings: Rankings, qrels: Qrels, context: EvalContext) -> float:
+    def block_state(self, rankings: Rankings, qrels: Qrels, context: EvalContext) -> Sums:
+        """(numerators, denominators): counts over the block's users, so blocks add up exactly."""
         view = RunView.of(context, rankings, qrels)
         items, _ = _list(self, view)
-        num, den = self.counts(view, items, _head(self, view))
+        return Sums(self.counts(view, items, _head(self, view)))
+
+    def finish(self, state: Sums, n_items: int) -> float:
+        num, den = state.arrays
         p = np.divide(num, den, out=np.zeros(2), where=den > 0)
         return float(np.std(p) / np.mean(p)) if p.sum() > 0 else float("nan")
 

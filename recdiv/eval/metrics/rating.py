@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from recdiv.eval.measure import PerUserMeasure, register
+from recdiv.eval.partial import Ragged
 
 __all__ = ["MAE", "RMSE"]
 
@@ -42,12 +43,16 @@ class _Error(PerUserMeasure):
         with np.errstate(invalid="ignore", divide="ignore"):
             return self._finish(np.where(n > 0, total / np.maximum(n, 1), np.nan))
 
-    def aggregate(self, values: np.ndarray, view) -> float:
-        """Over all rated, predicted pairs of the evaluated users at once (not the mean of the per-user values)."""
+    def aggregate_state(self, values: np.ndarray, view) -> Ragged:
+        """Every rated, predicted pair's term, user after user (merged in user order)."""
         err, ok = prediction_errors(view)
-        if not ok.any():
+        return Ragged(view.users, ok.sum(axis=1), self._per_pair(err[ok]))
+
+    def aggregate_final(self, values: np.ndarray, state: Ragged) -> float:
+        """Over all rated, predicted pairs of the evaluated users at once (not the mean of the per-user values)."""
+        if not len(state.values):
             return float("nan")
-        return float(self._finish(np.array([self._per_pair(err[ok]).mean()]))[0])
+        return float(self._finish(np.array([state.values.mean()]))[0])
 
 
 @register

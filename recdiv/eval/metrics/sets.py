@@ -26,7 +26,7 @@ class _Count(PerUserMeasure):
 
     CUTOFF = "none"
 
-    def aggregate(self, values: np.ndarray, view) -> float:
+    def aggregate_final(self, values: np.ndarray, state) -> float:
         return float(np.sum(values))
 
 

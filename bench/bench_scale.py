@@ -1,0 +1,198 @@
+"""Evaluation at any size (issue #28): whole process against whole process, the same files side by side.
+
+Files (written once to $RECDIV_BENCH_CACHE or ~/.cache/recdiv-bench, seeded): N users × 100 run lines in TREC text
+and Parquet (`recdiv convert`'s layout), 20 judgments per user, 3,706 items with 1-3 of 18 genres. Rows:
+
+- recdiv eval from TREC text and from Parquet (P, Recall, AP, nDCG@100, RR), default budget (1G);
+- recdiv eval alpha-nDCG@20, ERR-IA@20 with the genres as aspects, default budget;
+- ranx: TREC files -> Qrels/Run -> evaluate (whole process), and the in-memory `evaluate` call alone (printed by
+  the script, measured inside the process);
+- trec_eval (built by ../shared/tools/build.sh) with --trec-eval: its per-query lookup grows with the square of the
+  users (477 s at 10^7 lines on the development machine).
+
+    python bench/bench_scale.py --users 100000 [--repeat 3] [--trec-eval] [--skip-ranx] [--per-shard]
+    python bench/bench_scale.py --users 1000000 --skip-ranx          # 10^8 lines (~4 GB of text, 1 GB Parquet)
+
+Wall time, CPU time (user + system) and peak resident memory (GNU time) of each command, medians of --repeat runs,
+and the load average before and after: the machine is shared, so the ratios (paired in one run) are the figures to
+quote. --per-shard also prints the measured cost of the streaming stages (first pass per line, evaluation per
+line), from which bench/README.md builds the scaling model of docs/scale.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _files import CACHE, GRADE_SHARES
+
+REPO = Path(__file__).resolve().parents[1]
+TOOLS = REPO.parent / "shared" / "tools"
+PY = sys.executable
+ACCURACY = ["P@100", "Recall@100", "AP@100", "nDCG@100", "RR"]
+TREC_ACCURACY = ["-m", "P.100", "-m", "recall.100", "-m", "map_cut.100", "-m", "ndcg_cut.100", "-m", "recip_rank",
+                 "-l", "4"]
+RANX_SCRIPT = """import sys, time
+from ranx import Qrels, Run, evaluate
+q = Qrels.from_file(sys.argv[1], kind="trec")
+r = Run.from_file(sys.argv[2], kind="trec")
+t = time.perf_counter()
+print(evaluate(q, r, ["precision@100", "recall@100", "map@100", "ndcg@100", "mrr"]))
+print(f"evaluate {time.perf_counter() - t:.2f} s", file=sys.stderr)
+"""
+
+
+def make_files(n_users: int, depth: int = 100, judged: int = 20, n_items: int = 3706, seed: int = 0) -> dict:
+    """run.txt, run.parquet, qrels.txt, qrels.parquet, aspects.tsv for `n_users` users (written once, in blocks of
+    users: a few hundred MB of memory whatever the size)."""
+    from recdiv.data._read import Codes, Table
+    from recdiv.data.formats_write import write_blocks
+
+    folder = CACHE / f"scale-u{n_users}-k{depth}-j{judged}-s{seed}"
+    names = ("run.txt", "run.parquet", "qrels.txt", "qrels.parquet", "aspects.tsv")
+    paths = {n: folder / n for n in names}
+    if all(p.exists() for p in paths.values()):
+        return paths
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    items = np.sort(rng.choice(np.arange(1, 3953), n_items, replace=False)).astype(str).astype(object)
+    pop = 1.0 / np.arange(1, n_items + 1) ** 0.9
+    rng.shuffle(pop)
+    cum = np.cumsum(pop / pop.sum())
+    block = max(1, 200_000 // depth * 10)
+
+    def distinct(n: int, k: int) -> np.ndarray:
+        """k distinct popularity-biased items per user: a start drawn by popularity, then a stride coprime with
+        the number of items."""
+        start = np.searchsorted(cum, rng.random(n))
+        stride = rng.choice([1, 7, 11, 13, 17, 19, 23], n)
+        return (start[:, None] + stride[:, None] * np.arange(k)) % n_items
+
+    def blocks(kind: str):
+        r = np.random.default_rng(seed + (kind == "qrels"))
+        for lo in range(0, n_users, block):
+            n = min(block, n_users - lo)
+            users = np.arange(lo + 1, lo + n + 1).astype(str).astype(object)
+            k = depth if kind == "run" else judged
+            it = distinct(n, k)
+            cols = {"user": Codes(np.repeat(np.arange(n, dtype=np.int32), k), users),
+                    "item": Codes(it.ravel().astype(np.int32), items)}
+            if kind == "run":
+                cols["rank"] = np.tile(np.arange(1, k + 1), n)
+                cols["score"] = (-np.sort(-r.random((n, k)), axis=1)).ravel()
+            else:
+                cols["grade"] = r.choice(np.arange(1.0, 6.0), n * k, p=GRADE_SHARES)
+            yield Table("", cols, np.zeros(n * k, np.int64))
+
+    for kind in ("run", "qrels"):
+        for ext, fmt in (("txt", "trec"), ("parquet", "parquet")):
+            write_blocks(blocks(kind), paths[f"{kind}.{ext}"], kind, fmt, "sys")
+    genres = [rng.choice(18, rng.integers(1, 4), replace=False) for _ in range(n_items)]
+    paths["aspects.tsv"].write_text("".join(f"{i}\tg{g}\n" for i, gs in zip(items, genres) for g in gs))
+    return paths
+
+
+def measure(cmd: list[str], repeat: int, env: dict) -> tuple[float, float, float, str]:
+    """(median wall s, median CPU s, median peak RSS MB, last stderr) of `cmd` run `repeat` times."""
+    walls, cpus, peaks, err = [], [], [], ""
+    for _ in range(repeat):
+        with tempfile.NamedTemporaryFile("r", suffix=".time") as out:
+            proc = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", "-o", out.name, *cmd],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+            if proc.returncode != 0:
+                raise SystemExit(f"failed: {' '.join(cmd)}\n{proc.stderr[-2000:]}")
+            wall, user, system, kb = out.read().split()[-4:]
+        walls.append(float(wall))
+        cpus.append(float(user) + float(system))
+        peaks.append(int(kb) / 1024)
+        err = proc.stderr
+    return statistics.median(walls), statistics.median(cpus), statistics.median(peaks), err
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def per_shard(paths: dict, env: dict) -> None:
+    """The streaming stages' costs per line: the first pass (read, encode, partition) and the evaluation."""
+    code = f"""
+import time, resource
+from recdiv.eval import stream
+t0 = time.process_time(); w0 = time.perf_counter()
+real = stream.Worker.evaluate
+spent = [0.0, 0.0]
+def timed(self, parts):
+    c, w = time.process_time(), time.perf_counter()
+    out = real(self, parts)
+    spent[0] += time.process_time() - c; spent[1] += time.perf_counter() - w
+    return out
+stream.Worker.evaluate = timed
+s = stream.evaluate_stream({str(paths['qrels.parquet'])!r}, [{str(paths['run.parquet'])!r}], {ACCURACY!r})
+cpu, wall = time.process_time() - t0, time.perf_counter() - w0
+print(f"parts {{s.n_parts}} groups {{s.n_groups}}; total CPU {{cpu:.2f}} s wall {{wall:.2f}} s; evaluation CPU "
+      f"{{spent[0]:.2f}} s wall {{spent[1]:.2f}} s; first pass + merge CPU {{cpu - spent[0]:.2f}} s")
+"""
+    out = subprocess.run([PY, "-c", code], env=env, capture_output=True, text=True)
+    print(out.stdout.strip() or out.stderr[-2000:])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--users", type=int, default=100_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--trec-eval", action="store_true")
+    ap.add_argument("--skip-ranx", action="store_true")
+    ap.add_argument("--skip-ia", action="store_true")
+    ap.add_argument("--per-shard", action="store_true")
+    ap.add_argument("--memory", default=None, help="--memory of recdiv (default: its default)")
+    args = ap.parse_args(argv)
+    env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    paths = make_files(args.users)
+    lines = args.users * 100
+    print(f"{lines:,} run lines; files {paths['run.txt'].parent}; repeat {args.repeat}; before: {load()}", flush=True)
+    budget = ["--memory", args.memory] if args.memory else []
+    rows = []
+
+    def row(task, who, cmd, repeat=args.repeat):
+        wall, cpu, peak, err = measure(cmd, repeat, env)
+        rows.append((task, who, wall, cpu, peak))
+        extra = next((x for x in err.splitlines() if x.startswith("evaluate ")), "")
+        print(f"  {task:<30} {who:<16} {wall:8.2f} s {cpu:8.2f} s CPU {peak:8.0f} MB {extra}", flush=True)
+
+    recdiv = [PY, "-m", "recdiv", "eval"]
+    acc = f"eval {lines:.0e} lines, 5 measures"
+    row(acc, "recdiv TREC", [*recdiv, str(paths["qrels.txt"]), str(paths["run.txt"]), "-m", *ACCURACY, *budget])
+    row(acc, "recdiv Parquet", [*recdiv, str(paths["qrels.parquet"]), str(paths["run.parquet"]), "-m", *ACCURACY,
+                                *budget])
+    if not args.skip_ranx:
+        with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
+            fh.write(RANX_SCRIPT)
+        row(acc, "ranx", [PY, fh.name, str(paths["qrels.txt"]), str(paths["run.txt"])], repeat=1)
+    if args.trec_eval:
+        tools = Path(subprocess.run(["bash", str(TOOLS / "build.sh")], check=True, capture_output=True,
+                                    text=True).stdout.strip())
+        row(acc, "trec_eval", [str(tools / "trec_eval"), *TREC_ACCURACY, str(paths["qrels.txt"]),
+                               str(paths["run.txt"])], repeat=1)
+    if not args.skip_ia:
+        ia = f"eval {lines:.0e} lines, alpha-nDCG, ERR-IA"
+        row(ia, "recdiv TREC", [*recdiv, str(paths["qrels.txt"]), str(paths["run.txt"]), "--aspects",
+                                str(paths["aspects.tsv"]), "-m", "alpha-nDCG@20", "ERR-IA@20", *budget])
+    if args.per_shard:
+        per_shard(paths, env)
+    print(f"after: {load()}\n")
+    print("| task | tool | wall s | CPU s | peak MB |\n|---|---|---:|---:|---:|")
+    for task, who, wall, cpu, peak in rows:
+        print(f"| {task} | {who} | {wall:.2f} | {cpu:.2f} | {peak:.0f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

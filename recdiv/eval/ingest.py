@@ -1,0 +1,194 @@
+"""The first pass of a streamed evaluation: runs and qrels read block by block (`recdiv.data.formats.iter_run`) into
+compact arrays partitioned by user in a folder of temporary files, and the vocabularies of every id they hold.
+
+Each id gets a code the first time it is seen (one dictionary per kind, looked up once per distinct id of a
+block); user code c goes to partition c mod `n_parts`, so a user's lines of every run and of the qrels are in one
+partition whatever order the files come in — sorted or not. Per partition and run the folder holds three columns
+(user code int32, item code int32, score float64; the qrels keep grades) appended block after block. Once every
+file is read, the vocabularies are the sorted union of all ids, as `recdiv.eval.io.load_inputs` builds them, and
+codes map to their dense indices: a partition evaluated later holds exactly the lists and judgments the whole
+evaluation would, on the same vocabularies, so every value is the same bit for bit.
+
+The folder is what a cluster's workers read (`recdiv.eval.stream`): `vocab-users.arrow`, `vocab-items.arrow`, the
+code → dense index maps and the partitions' columns; nothing else leaves the driver.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from recdiv.data._read import Codes
+from recdiv.errors import ConfigError, DataError
+
+#: default `--memory` budget: the peak resident memory a streamed evaluation aims at
+DEFAULT_MEMORY = 1 << 30
+#: peak bytes per run line while a partition is evaluated (numbers and temporaries of the measures; measured with
+#: bench/bench_stream.py on the 10 M-line files: accuracy measures ~110, intent-aware ~150)
+BYTES_PER_LINE = 200
+#: memory that does not depend on the partition: the interpreter and libraries, the qrels, vocabularies, context
+BASE_MEMORY = 200 << 20
+#: peak bytes per run line of the in-memory evaluation (`recdiv.eval.io.load_inputs` + `evaluate`: 1.35 GB for
+#: 10^7 lines of 5 accuracy measures); above the budget, runs are streamed
+IN_MEMORY_BYTES_PER_LINE = 140
+#: bytes per line of the temporary partitions (user and item codes, score)
+SPILL_BYTES_PER_LINE = 16
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+
+def parse_memory(text: str | int | float) -> int:
+    """Bytes of a memory budget: a number with an optional unit K, M, G or T (powers of 1024; a trailing B or iB is
+    allowed): ``"1G"``, ``"512M"``, ``"1.5GB"``. At least 64 MiB."""
+    if isinstance(text, int | float) and not isinstance(text, bool):
+        value = float(text)
+    else:
+        m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kKmMgGtT]?)(?:i?[bB])?\s*", str(text))
+        if not m:
+            raise ConfigError(f"--memory: expected a size such as 1G or 512M, got {text!r}")
+        value = float(m.group(1)) * _UNITS[m.group(2).lower()]
+    if not math.isfinite(value) or value < 64 << 20:
+        raise ConfigError(f"--memory: at least 64M, got {text!r}")
+    return int(value)
+
+
+class Encoder:
+    """Codes for the ids of one kind (users or items), in first-seen order."""
+
+    def __init__(self):
+        self.index: dict[str, int] = {}
+
+    def encode(self, col: Codes) -> np.ndarray:
+        """The code (int32) of every row of a dictionary-encoded column (each distinct label looked up once)."""
+        index = self.index
+        local = np.fromiter((index.setdefault(x, len(index)) for x in col.labels.tolist()), np.int64,
+                            len(col.labels))
+        if len(index) >= 2**31:
+            raise DataError("more than 2^31 distinct ids")
+        return local.astype(np.int32)[col.codes]
+
+    def labels(self) -> list[str]:
+        return list(self.index)
+
+
+@dataclass
+class Folder:
+    """The temporary folder of a streamed evaluation: per partition and input, columns appended block by block."""
+
+    path: Path
+    n_parts: int
+    inputs: list[str] = field(default_factory=list)  # "qrels", then the run names
+    lines: dict[str, np.ndarray] = field(default_factory=dict)  # input -> lines per partition
+
+    def file(self, what: str, part: int, column: str) -> Path:
+        return self.path / f"{self.inputs.index(what)}-{part}.{column}"
+
+    def append(self, what: str, users: np.ndarray, items: np.ndarray, values: np.ndarray) -> None:
+        """Add rows (user codes, item codes, scores or grades) to their partitions."""
+        if what not in self.inputs:
+            self.inputs.append(what)
+            self.lines[what] = np.zeros(self.n_parts, np.int64)
+        part = users % self.n_parts
+        order = np.argsort(part, kind="stable")
+        bounds = np.searchsorted(part[order], np.arange(self.n_parts + 1))
+        for p in np.flatnonzero(np.diff(bounds)):
+            rows = order[bounds[p]:bounds[p + 1]]
+            for column, array in (("u", users), ("i", items), ("v", values)):
+                with open(self.file(what, int(p), column), "ab") as fh:
+                    np.ascontiguousarray(array[rows]).tofile(fh)
+            self.lines[what][p] += len(rows)
+
+    def read(self, what: str, part: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(user codes, item codes, values) of one input in one partition (empty arrays when it has none)."""
+        if what not in self.inputs or not self.lines[what][part]:
+            return np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0)
+        return (np.fromfile(self.file(what, part, "u"), np.int32), np.fromfile(self.file(what, part, "i"), np.int32),
+                np.fromfile(self.file(what, part, "v"), np.float64))
+
+
+def estimated_lines(source, fmt: str) -> int:
+    """About how many rows a run or qrels source holds (its size over the length of its first lines, the Parquet or
+    Arrow metadata, a frame's length): what the number of partitions is chosen from."""
+    if not isinstance(source, str | Path):
+        return len(source) if hasattr(source, "__len__") else 0
+    path = Path(source)
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return 0
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            return pq.ParquetFile(path).metadata.num_rows
+        except Exception:
+            return 0
+    if fmt == "arrow":
+        return size // 16
+    with open(path, "rb") as fh:
+        head = fh.read(1 << 16)
+    if head[:2] == b"\x1f\x8b":
+        size *= 5  # a gzipped text run: about a fifth of its text
+        return size // 40
+    lines = max(head.count(b"\n"), 1)
+    return size * lines // max(len(head), 1)
+
+
+def partitions_for(lines: int, memory: int) -> int:
+    """How many partitions keep a partition's evaluation within `memory` (at least 1; 4 per needed block so that
+    partitions of unequal size still fit)."""
+    room = max(memory - BASE_MEMORY, 32 << 20)
+    blocks = math.ceil(lines * BYTES_PER_LINE / room)
+    return 1 if blocks <= 1 else min(4 * blocks, 4096)
+
+
+def write_vocab(path: Path, labels) -> None:
+    """Ids (the sorted vocabulary) as an Arrow IPC file of one string column."""
+    import pyarrow as pa
+
+    table = pa.table({"id": pa.array([str(x) for x in labels], pa.string())})
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
+
+
+def read_vocab(path: Path):
+    import pyarrow as pa
+
+    from recdiv.data.vocab import Vocab
+
+    with pa.memory_map(str(path)) as source:
+        ids = pa.ipc.open_file(source).read_all().column("id").to_pylist()
+    return Vocab(np.array(ids, dtype=object))
+
+
+def temporary_folder(workdir: str | Path | None) -> Path:
+    """A new folder for the partitions, in `workdir` (or the system's temporary folder)."""
+    import tempfile
+
+    base = Path(workdir) if workdir is not None else None
+    if base is not None:
+        base.mkdir(parents=True, exist_ok=True)
+    try:
+        return Path(tempfile.mkdtemp(prefix="recdiv-stream-", dir=base))
+    except OSError as e:
+        raise DataError(f"cannot create a temporary folder: {e.strerror or e}", base) from None
+
+
+def remove_folder(path: Path) -> None:
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def free_space(path: Path) -> int:
+    """Bytes free for this user in the file system of `path`."""
+    st = os.statvfs(path)
+    return st.f_bavail * st.f_frsize
+
+
+__all__ = ["DEFAULT_MEMORY", "Encoder", "Folder", "estimated_lines", "free_space", "parse_memory", "partitions_for",
+           "read_vocab", "temporary_folder", "write_vocab"]
