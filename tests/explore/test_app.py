@@ -78,6 +78,7 @@ HOSTILE = [
     ("/api/view?" + Q.replace("a=MMR", "a=recdiv_explore_probe%3AX"), 400, "plugins (module:Class) are named"),
     ("/api/view?" + Q.replace("m=nDCG%4010", "m=recdiv_explore_probe%3ADHits%4010"), 400, "registered name"),
     ("/api/view?" + Q.replace("m=nDCG%4010", "m=nDCG%4099999"), 400, "measure"),
+    ("/api/view?" + Q.replace("a=MMR&a.lambda=0.5", "a=FAIR"), 400, "FAIR needs item groups"),
     ("/api/view?" + Q.replace("a.lambda=0.5", "a.lambda=nan"), 400, "A: lambda"),
     ("/api/view?" + Q.replace("a.lambda=0.5", "a.lambda=7"), 400, "A: lambda: Input should be less than or equal"),
     ("/api/view?" + Q.replace("a.lambda=0.5", "a.colour=red"), 400, "A: colour: unknown key"),
