@@ -10,10 +10,9 @@ import argparse
 import sys
 import time
 
-from recdiv.cli.options import positive_int, seed
+from recdiv.cli.options import Paths, dataset_folder, positive_int, seed
 from recdiv.cli.params import parse_params
 from recdiv.errors import ConfigError
-from recdiv.outputs import check_output_file
 
 
 def configure_recommend(p: argparse.ArgumentParser) -> None:
@@ -45,7 +44,9 @@ def configure_recommend(p: argparse.ArgumentParser) -> None:
                    help="write rating predictions of the split's test pairs (user item prediction) instead of a run; "
                         "evaluate them with `recdiv eval QRELS --predictions FILE -m RMSE MAE`")
     p.add_argument("-o", "--output", required=True, help="TREC run file to write")
-    p.set_defaults(func=run_recommend)
+    p.set_defaults(func=run_recommend, paths=Paths(("train", "qrels", "aspects"),
+                                                   {"output": "-o", "factors_out": "--factors-out"},
+                                                   extra=lambda a: dataset_folder(a.dataset, a.data_dir)))
 
 
 def algorithms_help() -> str:
@@ -126,9 +127,6 @@ def run_recommend(args: argparse.Namespace) -> int:
     if args.factors_out and not RECOMMENDERS.has(name, "item-factors"):
         have = ", ".join(RECOMMENDERS.with_capability("item-factors"))
         raise ConfigError(f"--factors-out: {name} has no item factors (models with item factors: {have})")
-    check_output_file(args.output, "-o")
-    if args.factors_out:
-        check_output_file(args.factors_out, "--factors-out")
     train, users, attributes, test_pairs = _split(args)
     id_strings(train.users.ids, args.output, "user id")  # fail before fitting: a TREC run cannot hold these ids
     id_strings(train.items.ids, args.output, "item id")

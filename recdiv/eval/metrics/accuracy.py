@@ -179,6 +179,9 @@ class Precision(_Leveled):
     CITATION = "trec_eval P.K; Valcarce et al. 2018 eq. 1"
     SECTION = "A.1"
 
+    def depth_bound(self) -> bool:
+        return False  # divides by K, however short the lists
+
     def compute(self, view):
         return _hits(view, self.cutoff) / self.cutoff
 
@@ -209,6 +212,9 @@ class F1(_Leveled):
     FORMULA = "2·P@K·Recall@K / (P@K + Recall@K) = 2·|R^K ∩ Rel_u| / (K + |Rel_u|)"
     CITATION = "van Rijsbergen 1979 (F-measure, β = 1)"
     SECTION = "A.1–A.2"
+
+    def depth_bound(self) -> bool:
+        return False  # K is in the formula
 
     def compute(self, view):
         return _safe_div(2.0 * _hits(view, self.cutoff), self.cutoff + view.n_rel)
