@@ -95,9 +95,9 @@ def _split(args):
 def _from_files(args):
     import numpy as np
 
+    from recdiv.data.formats import read_qrels
     from recdiv.data.interactions import Attribute
     from recdiv.data.tables import aspect_matrix, dense, interactions_of, qrels_of, shared_vocab
-    from recdiv.data.formats import read_qrels
     from recdiv.data.textio import parse_interactions_tsv, parse_item_aspects_tsv
 
     tt = parse_interactions_tsv(args.train)

@@ -102,8 +102,8 @@ def _check_options(args, needs: tuple[str, ...], name: str) -> None:
 
 def run_rerank(args) -> int:
     # deferred: the readers and the rerankers (numba) load only when the command runs
-    from recdiv.data.tables import dense, rankings_of, shared_vocab
     from recdiv.data.formats import read_run, write_rankings
+    from recdiv.data.tables import dense, rankings_of, shared_vocab
     from recdiv.data.textio import parse_interactions_tsv, parse_item_aspects_tsv
     from recdiv.data.vocab import Vocab
     from recdiv.diversifiers.registry import make_reranker

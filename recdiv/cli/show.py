@@ -37,8 +37,8 @@ def configure_show(p: argparse.ArgumentParser) -> None:
 
 
 def _list(path: str, user: str, order: str) -> list[str]:
-    from recdiv.data.tables import rankings_of, shared_vocab
     from recdiv.data.formats import read_run
+    from recdiv.data.tables import rankings_of, shared_vocab
 
     table = read_run(path)
     users, items = shared_vocab(table["user"]), shared_vocab(table["item"])
