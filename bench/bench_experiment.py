@@ -86,9 +86,11 @@ print(json.dumps({"seconds": t2 - t, "generate": t1 - t, "split": t2 - t1, "comp
 
 CHILD = """
 import json, resource, sys, time
-from recdiv.experiment import report, runner
-from recdiv.experiment.config import load_experiment
-from recdiv.experiment.demo import demo_config
+from recdiv.experiment.plan.inputs import Inputs
+from recdiv.experiment.run import runner
+from recdiv.experiment.run.demo import demo_config
+from recdiv.experiment.spec.experiment import load_experiment
+from recdiv.experiment.tasks import task
 
 PHASES = []  # (phase, seconds, peak RSS MB after it): which phase raised the process's peak
 
@@ -106,12 +108,12 @@ def timed(module, name, label):
 if __name__ == "__main__":
     what, out, resume, jobs = sys.argv[1], sys.argv[2], sys.argv[3] == "1", int(sys.argv[4])
     config = demo_config() if what == "demo" else load_experiment(what)
-    timed(runner, "load_data", "load dataset")
-    timed(runner, "load_split", "split")
-    timed(runner, "run_model_task", lambda env, plan: f"fit + top-N: {plan.recommender or plan.name}")
-    timed(runner, "run_system_task", lambda env, plan: f"rerank + metrics: {plan.system.name}")
+    timed(Inputs, "dataset", "load dataset")
+    timed(Inputs, "split", "split")
+    timed(task, "run_model_task", lambda env, t: f"fit + top-N: {t.plan.recommender or t.plan.name}")
+    timed(task, "run_system_task", lambda env, t: f"rerank + metrics: {t.plan.system.name}")
     timed(runner, "collect_scores", "collect scores")
-    timed(report, "build_report", "statistics + report")
+    timed(runner, "build_report", "statistics + report")
     t = time.perf_counter()
     r = runner.run_experiment(config, out, resume=resume, jobs=jobs, progress=False)
     print(json.dumps({"seconds": time.perf_counter() - t, "computed": dict(r.computed),

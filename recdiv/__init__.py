@@ -55,8 +55,8 @@ _EXPORTS = {
     "evaluate_files": "recdiv.eval.io",
     "Results": "recdiv.eval.results",
     # experiments
-    "load_experiment": "recdiv.experiment.config",
-    "run_experiment": "recdiv.experiment.runner",
+    "load_experiment": "recdiv.experiment.spec.experiment",
+    "run_experiment": "recdiv.experiment.run.runner",
 }
 __all__ = sorted([*_EXPORTS, "ConfigError", "DataError", "RecdivError", "__version__"])
 _getattr, _dir = lazy_exports(__name__, _EXPORTS)

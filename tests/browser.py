@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     import sys
 
     from recdiv.data.locate import REPO_ROOT
-    from recdiv.experiment.demo import run_demo
+    from recdiv.experiment.run.demo import run_demo
 
     argv = sys.argv[1:] if argv is None else argv
     out = Path(argv[0]) if argv else Path(tempfile.mkdtemp(prefix="recdiv-demo-"))

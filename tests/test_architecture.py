@@ -1,10 +1,10 @@
 """The package's layering, read from the import graph of the source (docs/architecture.md).
 
-Every import counts — module level, inside functions, under TYPE_CHECKING and by name (`import_module("recdiv.x")`,
-the experiment's `component("recdiv.x", ...)`) — and must point to the same or a
-lower layer; the components (recommenders, rerankers, evaluation) do not import each other; runtime imports
-(module and function level) form no cycle; package `__init__` modules are lazy facades; no module is over
-600 lines.
+Every import counts — module level, inside functions, under TYPE_CHECKING and by name (`import_module("recdiv.x")`)
+— and must point to the same or a lower layer; the components (recommenders, rerankers, evaluation) do not import
+each other; imports form no cycle at any level (TYPE_CHECKING included); no code imports a recdiv module by a
+string; package `__init__` modules are lazy facades; no module is over 600 lines; no function of
+`recdiv.experiment` is over 60 lines.
 """
 
 from __future__ import annotations
@@ -43,7 +43,21 @@ EVAL_LAYERS: list[tuple[str, ...]] = [
     ("recdiv.eval.meta",),
     ("recdiv.eval.results", "recdiv.eval.reference"),
 ]
+#: inside recdiv.experiment, lowest first (docs/architecture.md, "The experiment package")
+EXPERIMENT_LAYERS: list[tuple[str, ...]] = [
+    ("recdiv.experiment", "recdiv.experiment.spec"),
+    ("recdiv.experiment.storage",),
+    ("recdiv.experiment.plan",),
+    ("recdiv.experiment.tasks",),
+    ("recdiv.experiment.execution",),
+    ("recdiv.experiment.analyses",),
+    ("recdiv.experiment.report",),
+    ("recdiv.experiment.run",),
+]
+#: layered packages and their inner layers
+INNER_LAYERS = {"recdiv.eval": EVAL_LAYERS, "recdiv.experiment": EXPERIMENT_LAYERS}
 MAX_LINES = 600
+MAX_FUNCTION_LINES = {"recdiv.experiment": 60}
 
 
 def _module_name(path: Path) -> str:
@@ -62,11 +76,10 @@ def _resolve(name: str) -> str | None:
 
 
 def _imports_by_name(node: ast.AST) -> bool:
-    """A call that imports a module named by a string constant: `importlib.import_module("recdiv.eval")`,
-    `component("recdiv.eval", ...)` (recdiv.experiment.stages)."""
+    """A call that imports a module named by a string constant: `importlib.import_module("recdiv.eval")`."""
     return (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
             and isinstance(node.args[0].value, str) and ast.unparse(node.func).rpartition(".")[2]
-            in ("import_module", "component"))
+            in ("import_module", "__import__"))
 
 
 def _imports(module: str) -> list[tuple[str, str]]:
@@ -127,8 +140,9 @@ def _component(module: str) -> str | None:
 def test_every_module_has_a_layer():
     for m in MODULES:
         _layer(m)
-        if m.startswith("recdiv.eval"):
-            _rank(m, EVAL_LAYERS)
+        for package, layers in INNER_LAYERS.items():
+            if m.startswith(package):
+                _rank(m, layers)
 
 
 def test_nothing_below_imports_from_above():
@@ -139,15 +153,21 @@ def test_nothing_below_imports_from_above():
                 bad.append(f"{m} -> {target} ({kind})")
             elif _component(m) and _component(target) and _component(m) != _component(target):
                 bad.append(f"{m} -> {target} ({kind}): components do not import each other")
-            elif m.startswith("recdiv.eval") and target.startswith("recdiv.eval") and \
-                    _rank(target, EVAL_LAYERS) > _rank(m, EVAL_LAYERS):
-                bad.append(f"{m} -> {target} ({kind}): upward inside recdiv.eval")
+            else:
+                for package, layers in INNER_LAYERS.items():
+                    if _inside(m, package) and _inside(target, package) and \
+                            _rank(target, layers) > _rank(m, layers):
+                        bad.append(f"{m} -> {target} ({kind}): upward inside {package}")
     assert not bad, "\n".join(bad)
 
 
+def _inside(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
 def test_no_import_cycles():
-    """Tarjan's strongly connected components over the runtime imports (module and function level)."""
-    runtime = {m: sorted({t for t, kind in edges if kind != "type-checking"}) for m, edges in GRAPH.items()}
+    """Tarjan's strongly connected components over every import (module level, function level, TYPE_CHECKING)."""
+    runtime = {m: sorted({t for t, _kind in edges}) for m, edges in GRAPH.items()}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -205,7 +225,33 @@ def test_lazy_facades_resolve():
                 assert getattr(mod, name) is not None, f"{m}.{name}"
 
 
-def test_imports_by_name_are_in_the_graph():
-    """The experiment imports its components by name (for a clear error when one is missing): those count."""
-    assert ("recdiv.data.load", "function") in GRAPH["recdiv.experiment.stages"]
-    assert ("recdiv.eval", "function") in GRAPH["recdiv.experiment.stages"]
+def test_no_module_imports_recdiv_by_name():
+    """recdiv's own modules are imported by import statements (which the graph and the tools see), never by a string
+    given to `importlib.import_module`. (Lazy tables — the facades' exports, the command table, the registries'
+    deferred entries — name modules as data and import them through one function each.)"""
+    by_name = []
+    for m, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if _imports_by_name(node) and node.args[0].value.startswith("recdiv"):
+                by_name.append(f"{m}:{node.lineno} {ast.unparse(node)}")
+    assert not by_name, "\n".join(by_name)
+
+
+def test_no_long_functions():
+    """No function of the packages in `MAX_FUNCTION_LINES` is longer than its limit (docstring included)."""
+    long = []
+    for m, path in MODULES.items():
+        limit = next((n for p, n in MAX_FUNCTION_LINES.items() if _inside(m, p)), None)
+        if limit is None:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno - node.lineno + 1 > limit:
+                long.append(f"{m}.{node.name}: {node.end_lineno - node.lineno + 1} lines")
+    assert not long, f"functions over their limit: {long}"
+
+
+def test_the_checks_see_what_they_forbid():
+    """The graph holds imports at every level and by name, so the tests above can fail."""
+    assert ("recdiv.algorithms.registry", "function") in GRAPH["recdiv.experiment.tasks.model"]
+    tree = ast.parse('import importlib\nimportlib.import_module("recdiv.eval")')
+    assert any(_imports_by_name(n) for n in ast.walk(tree))

@@ -46,7 +46,7 @@ def test_task_estimate_learns_each_kind():
 def test_ctrl_c_on_run_says_how_to_resume(tmp_path, monkeypatch, capsys):
     """Ctrl-C (KeyboardInterrupt in the main thread) during the run: exit 130 and the command that resumes it."""
     from recdiv.cli import main
-    from recdiv.experiment import runner
+    from recdiv.experiment.run import runner
     from tests.experiment.conftest import TINY_TOML
 
     toml = tmp_path / "tiny.toml"
@@ -60,6 +60,6 @@ def test_ctrl_c_on_run_says_how_to_resume(tmp_path, monkeypatch, capsys):
     assert main(["run", str(toml), "--out", str(out), "--quiet"]) == 130
     err = capsys.readouterr().err
     assert f"recdiv run {toml} --out {out} --resume" in err and f"{out}/cache" in err
-    monkeypatch.setattr("recdiv.experiment.demo.run_demo", interrupted)
+    monkeypatch.setattr("recdiv.experiment.run.demo.run_demo", interrupted)
     assert main(["demo", "--out", str(out)]) == 130
     assert f"recdiv demo --out {out} --resume" in capsys.readouterr().err

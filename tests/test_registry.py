@@ -157,14 +157,34 @@ print(names, loaded, all(n in help for n in names))
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["['MMR',", "'Ziegler',", "'IASelect',", "'xQuAD',", "'NGD',", "'PM2',", "'DPP',",
-                           "'Calibrated',", "'Random']", "[]", "True"]
-    from recdiv.diversifiers import base, calibrated, dpp, ia_select, mmr, ngd, pm2, random, xquad, ziegler
+                           "'Calibrated',", "'Random',", "'PlackettLuce',", "'FAIR',", "'MSD',", "'SSD',", "'COVER',",
+                           "'Swap']", "[]", "True"]
+    from recdiv.diversifiers import (
+        base,
+        calibrated,
+        cover,
+        dpp,
+        fair,
+        ia_select,
+        mmr,
+        msd,
+        ngd,
+        plackett_luce,
+        pm2,
+        random,
+        ssd,
+        swap,
+        xquad,
+        ziegler,
+    )
     from recdiv.diversifiers.registry import RERANKERS
 
     eager = {mmr.MMR: ("maximal-marginal-relevance",), ziegler.Ziegler: ("topic-diversification",),
              ia_select.IASelect: (), xquad.XQuAD: (), ngd.NGD: ("novelty-greedy",), pm2.PM2: (),
              dpp.DPP: ("determinantal-point-process",), calibrated.Calibrated: ("calibration", "steck"),
-             random.Random: ("random-rerank",)}
+             random.Random: ("random-rerank",), plackett_luce.PlackettLuce: ("stochastic",), fair.FAIR: (),
+             msd.MSD: ("max-sum-diversification",), ssd.SSD: ("sliding-spectrum-decomposition",),
+             cover.COVER: ("coverage", "facility-location"), swap.Swap: ()}
     assert [e.obj for e in RERANKERS.entries()] == list(eager)
     for e in RERANKERS.entries():
         assert e.name == e.obj.NAME and e.aliases == eager[e.obj] and issubclass(e.obj, base.Reranker)

@@ -7,7 +7,7 @@ builds its space:
 | ``factors`` | a model's item factors Q (capability ``item-factors``) | `l` dominant factors per item, `abs` |
 | ``topics`` | a topic model's p(z|u), p(i|z) (capability ``topics``) | `top` topics kept per item (all if None) |
 
-Experiment files name them (`recdiv.experiment.config.AspectConfig`); in Python, build a config and call `build`.
+Experiment files name them (`recdiv.experiment.spec.sections.AspectConfig`); in Python, build a config and call `build`.
 """
 
 from __future__ import annotations

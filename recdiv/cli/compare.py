@@ -72,6 +72,10 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--alternative", choices=("two-sided", "greater", "less"), default="two-sided")
     p.add_argument("--train", default=None, help="training interactions TSV (novelty measures)")
     p.add_argument("--aspects", default=None, help="item-aspect TSV (diversity / intent-aware measures)")
+    p.add_argument("--item-groups", metavar="TSV", default=None,
+                   help="item groups TSV (item group [weight]) for AWRF and GroupExposure")
+    p.add_argument("--stochastic", metavar="DIR", action="append", default=[],
+                   help="a stochastic run: a directory of sampled run files, one per sample (repeatable)")
     p.add_argument("--rating-scale", metavar="MIN:MAX", default=None,
                    help="rating scale of the qrels grades, e.g. 1:5 (r_max of ERR, ERR-IA, ab-nDCG, graded gains)")
     p.add_argument("--per-user", action="store_true", help="add per-user values (JSON only)")
@@ -79,6 +83,9 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
                    help="also test inside user groups: profile-size[:q] or popularity[:q] (quantiles; need --train) "
                         "or a user<TAB>group file")
     p.add_argument("-o", "--output", default=None, help="write the report to this file (atomically)")
+    from recdiv.cli.tradeoff import add_tradeoff_options
+
+    add_tradeoff_options(p)
     p.set_defaults(func=handler)
 
 
@@ -147,7 +154,7 @@ def handler(args: argparse.Namespace) -> int:
     # deferred: numpy, scipy and the metrics load only when the command runs
     from recdiv.cli.evaluation import check_per_user_out, evaluated, sort_measure_args, write_per_user
     from recdiv.eval.catalog import parse_measure
-    from recdiv.eval.io import baseline_name, run_names
+    from recdiv.eval.io import baseline_name, run_names, stochastic_runs
     from recdiv.eval.measure import PairwiseMeasure
     from recdiv.eval.results import Results
     from recdiv.eval.stats.corrections import canonical_correction
@@ -156,8 +163,8 @@ def handler(args: argparse.Namespace) -> int:
     measure_names = sort_measure_args(args, ("qrels", "runs"))
     if not measure_names:
         raise ConfigError("recdiv compare needs at least one measure: -m MEASURE")
-    if not args.qrels or not args.runs:
-        raise ConfigError("recdiv compare needs a qrels file and at least two run files")
+    if not args.qrels or not (args.runs or args.stochastic):
+        raise ConfigError("recdiv compare needs a qrels file and at least two run files (or --stochastic DIR)")
     test = canonical_test(args.test or "t")
     if args.correction is None:
         args.correction = "none" if test in MULTI_SYSTEM_TESTS else "holm"
@@ -175,7 +182,8 @@ def handler(args: argparse.Namespace) -> int:
     check_per_user_out(args)
     if args.subtopics:  # every positional argument is a run
         args.qrels, args.runs = None, [args.qrels, *args.runs]
-    names = run_names(args.runs)
+    names = run_names(args.runs)  # the run files' names, then the stochastic runs'
+    names += [name for name, _ in stochastic_runs(args.stochastic, names)]
     if len(names) < 2:
         raise ConfigError("recdiv compare needs at least two runs")
     baseline = baseline_name(args.baseline, list(args.runs), names)
@@ -201,6 +209,15 @@ def handler(args: argparse.Namespace) -> int:
             cmp = res.compare(baseline=baseline, test=test, correction=correction, alpha=args.alpha,
                               alternative=args.alternative, seed=args.seed, n_samples=args.samples, ci=args.ci,
                               confidence=args.confidence)
+    tradeoff = None
+    if args.tradeoff:
+        from recdiv.cli.tradeoff import tradeoff_report
+
+        if not plain:
+            raise ConfigError(f"--tradeoff {args.tradeoff[0]}: not one of the compared per-user measures (-m)")
+        tradeoff = tradeoff_report(args, res, names, baseline)
+    elif args.front:
+        raise ConfigError("--front needs --tradeoff X Y")
     groups = {}
     if args.groups:
         if not plain:
@@ -226,6 +243,10 @@ def handler(args: argparse.Namespace) -> int:
     made_by = provenance.of_command(args)
     if args.format == "json":
         payload = [{**r, "provenance": made_by} for _, r in reports]  # each object: one or a list of them
+        if tradeoff is not None:
+            from recdiv.cli.tradeoff import tradeoff_json
+
+            payload.append({**tradeoff_json(tradeoff), "provenance": made_by})
         text = json.dumps(payload[0] if len(payload) == 1 else payload, indent=2, ensure_ascii=False) + "\n"
     else:
         parts = []
@@ -240,6 +261,10 @@ def handler(args: argparse.Namespace) -> int:
                 parts.append(("### " if args.format == "markdown" else "== ") + title + "\n\n"
                              + {"table": c.to_table, "markdown": c.to_markdown}[args.format]())
         parts += [_format_preferences(r, args.format) for kind, r in reports if kind == "pref"]
+        if tradeoff is not None:
+            from recdiv.cli.tradeoff import format_tradeoff
+
+            parts.append(format_tradeoff(tradeoff, args.format))
         text = "\n".join(parts)
         if args.format == "latex":
             text = provenance.comment(made_by, "%") + text

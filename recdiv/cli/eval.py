@@ -57,6 +57,12 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
     p.add_argument("--train", metavar="TSV", help="training interactions (user item value [timestamp])")
     p.add_argument("--aspects", metavar="TSV", help="item aspects (item aspect [weight])")
     p.add_argument("--previous", metavar="RUN", help="previous recommendations (TREC run), for ESSD-style measures")
+    p.add_argument("--item-groups", metavar="TSV", help="item groups (item group [weight]: provider groups, a "
+                                                        "protected attribute), for AWRF and GroupExposure")
+    p.add_argument("--stochastic", metavar="DIR", action="append", default=[],
+                   help="a stochastic run: a directory of sampled run files, one per sample (e.g. rerank --method "
+                        "PlackettLuce --param samples=100 -o DIR); EE-L/EE-D/EE-R and the group measures read every "
+                        "sample, other measures give their mean over the samples (repeatable)")
     p.add_argument("--rating-scale", metavar="MIN:MAX", default=None,
                    help="rating scale of the qrels grades, e.g. 1:5: MAX is r_max of ERR, ERR-IA, ab-nDCG and graded "
                         "gains (default: the largest test grade); a grade outside it is an error")
@@ -82,9 +88,9 @@ def main(args: argparse.Namespace) -> int:
     if args.by_user and args.groups:
         raise ConfigError("-q prints per-user lines; it does not combine with --groups")
     qrels, runs = (None, [args.qrels, *args.runs] if args.qrels else []) if args.subtopics else (args.qrels, args.runs)
-    if not runs and not args.predictions:
-        raise ConfigError("recdiv eval needs a qrels file (or --subtopics FILE) and at least one run file or "
-                          "--predictions FILE (or --list)")
+    if not runs and not args.predictions and not args.stochastic:
+        raise ConfigError("recdiv eval needs a qrels file (or --subtopics FILE) and at least one run file, "
+                          "--stochastic DIR or --predictions FILE (or --list)")
     if qrels is None and not args.subtopics:
         raise ConfigError("recdiv eval needs a qrels file (or --subtopics FILE)")
     measures = parse_measures(measure_names or DEFAULT_MEASURES)

@@ -92,9 +92,9 @@ def evaluated(command: str, args: argparse.Namespace, qrels, runs: list[str], me
     from recdiv.eval.stream import streaming_needed
 
     predictions = list(getattr(args, "predictions", predictions) or [])
-    simple = not args.subtopics and not predictions
+    simple = not args.subtopics and not predictions and not args.stochastic
     if args.backend == "ray" and not simple:
-        raise ConfigError("--backend ray evaluates runs against qrels: not --subtopics or --predictions")
+        raise ConfigError("--backend ray evaluates runs against qrels: not --subtopics, --predictions or --stochastic")
     if simple and streaming_needed(runs, args.memory, args.backend, args.input_format):
         return _streamed(command, args, qrels, runs, measures)
     return _in_memory(command, args, qrels, runs, measures, predictions)
@@ -107,7 +107,8 @@ def _in_memory(command, args, qrels, runs, measures, predictions) -> Evaluated:
 
     inputs = load_inputs(qrels, runs, subtopics=args.subtopics, predictions=predictions, train=args.train,
                          aspects=args.aspects, previous=getattr(args, "previous", None), threshold=args.rel_threshold,
-                         population=args.population, scale=args.rating_scale, input_format=args.input_format)
+                         population=args.population, scale=args.rating_scale, input_format=args.input_format,
+                         item_groups=args.item_groups, stochastic=args.stochastic)
     names = list(inputs.runs)
     baseline = baseline_name(args.baseline, [*runs, *predictions], names)
     for note in (max_grade_note(measures, inputs, args.subtopics or qrels),
@@ -117,7 +118,7 @@ def _in_memory(command, args, qrels, runs, measures, predictions) -> Evaluated:
     for m in measures:
         for need in m.NEEDS:
             if getattr(inputs.context, need, None) is None:
-                raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need} FILE")
+                raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need.replace('_', '-')} FILE")
     evaluation = evaluate(inputs.runs, inputs.qrels, measures, inputs.context, baseline=baseline)
     judged = int((inputs.qrels.n_judged() > 0).sum())
     return Evaluated(command, evaluation, inputs.context, coverage(inputs), judged,
@@ -132,8 +133,8 @@ def _streamed(command, args, qrels, runs, measures) -> Evaluated:
     for m in measures:
         for need in m.NEEDS:
             if getattr(args, need, None) is None:
-                raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need} FILE")
-    s = evaluate_stream(qrels, runs, measures, train=args.train, aspects=args.aspects,
+                raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need.replace('_', '-')} FILE")
+    s = evaluate_stream(qrels, runs, measures, train=args.train, aspects=args.aspects, item_groups=args.item_groups,
                         previous=getattr(args, "previous", None), threshold=args.rel_threshold,
                         population=args.population, scale=args.rating_scale, baseline=args.baseline,
                         input_format=args.input_format, memory=args.memory, backend=args.backend,

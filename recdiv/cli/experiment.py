@@ -69,8 +69,8 @@ def _interrupted(command: str, out) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from recdiv.experiment.config import load_experiment
-    from recdiv.experiment.runner import run_experiment
+    from recdiv.experiment.run.runner import run_experiment
+    from recdiv.experiment.spec.experiment import load_experiment
 
     config = load_experiment(args.experiment)
     try:
@@ -84,7 +84,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from recdiv.experiment.report import build_report
+    from recdiv.experiment.report.build import build_report
 
     rep = build_report(args.results)
     print(rep.markdown)
@@ -93,7 +93,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from recdiv.experiment.demo import run_demo
+    from recdiv.experiment.run.demo import run_demo
 
     try:
         result = run_demo(args.out, resume=args.resume, force=args.force, jobs=args.jobs,

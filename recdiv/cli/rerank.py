@@ -20,11 +20,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 from recdiv.cli.options import positive_int, seed
 from recdiv.cli.params import parse_params
 from recdiv.errors import ConfigError
-from recdiv.outputs import check_output_file
+from recdiv.outputs import check_output_dir, check_output_file
 
 SIMILARITIES = ("cosine", "jaccard", "latent-cosine", "pearson")  # for --help (recdiv.aspects.similarity has them)
 
@@ -42,6 +43,8 @@ def configure_rerank(p: argparse.ArgumentParser) -> None:
     p.add_argument("--aspects", metavar="TSV", help="item-aspect file: item<TAB>aspect[<TAB>weight]")
     p.add_argument("--train", metavar="TSV", help="training interactions (user item value [timestamp]): profiles, "
                                                   "popularity, Pearson similarity, --factors-from")
+    p.add_argument("--item-groups", metavar="TSV", help="item groups item<TAB>group[<TAB>weight] (FAIR: the protected "
+                                                        "group)")
     p.add_argument("--factors", metavar="TSV", help="item factors item<TAB>f1<TAB>... (recommend --factors-out)")
     p.add_argument("--factors-from", metavar="ALGO", help="fit ALGO (a model with item factors: mf-als, wrmf, bpr, "
                                                           "pure-svd) on --train and use its item factors")
@@ -59,7 +62,9 @@ def configure_rerank(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=seed, default=0, help="seed for randomised rerankers (≥ 0, default 0)")
     p.add_argument("--tag", help="run tag of the output (default: the reranker's name)")
     p.add_argument("-o", "--output", required=True,
-                   help="output run: TREC text, or .parquet, .arrow, .csv, .tsv (user, item, rank, score)")
+                   help="output run: TREC text, or .parquet, .arrow, .csv, .tsv (user, item, rank, score); a new or "
+                        "empty folder when a stochastic reranker samples several rankings per user: one run file per "
+                        "sample")
     p.set_defaults(func=run_rerank)
 
 
@@ -89,6 +94,8 @@ def _check_options(args, needs: tuple[str, ...], name: str) -> None:
         raise ConfigError("--similarity pearson correlates training ratings: pass --train")
     if "train" in needs and not args.train:
         raise ConfigError(f"{name} needs --train (user profiles or popularity)")
+    if "item_groups" in needs and not args.item_groups:
+        raise ConfigError(f"{name} needs --item-groups FILE (item<TAB>group: the protected group)")
     if "aspects" in needs and not (args.aspects or args.dominant):
         if factors:
             raise ConfigError(f"{name} needs aspects: add --dominant L (the L largest factors of each item are its "
@@ -112,7 +119,14 @@ def run_rerank(args) -> int:
     needs = tuple(reranker.NEEDS)
     _check_options(args, needs, reranker.NAME)
     t0 = time.perf_counter()
-    check_output_file(args.output, "-o")
+    samples = getattr(reranker.config, "samples", 1)
+    if samples > 1:
+        check_output_dir(args.output, "-o")
+        if Path(args.output).is_dir() and any(Path(args.output).iterdir()):
+            raise ConfigError(f"-o {args.output}: {samples} sampled rankings go into a new or empty folder; this "
+                              "one holds files")
+    else:
+        check_output_file(args.output, "-o")
     run = read_run(args.run)
     asp = parse_item_aspects_tsv(args.aspects) if args.aspects else None
     train = parse_interactions_tsv(args.train) if args.train else None
@@ -129,7 +143,8 @@ def run_rerank(args) -> int:
     else:
         items = shared_vocab(run["item"])
     users = shared_vocab(run["user"], *([train["user"]] if train is not None else []))
-    ctx, described = _context(args, needs, items, users, asp, train, fac_ids, fac)
+    groups = parse_item_aspects_tsv(args.item_groups) if args.item_groups else None
+    ctx, described = _context(args, needs, items, users, asp, train, fac_ids, fac, groups)
     cands = rankings_of(run, users, items, order=args.order)
     del run  # the parsed file (~100 MB for a 3 M-line run) is not needed any more: lower peak memory
     from recdiv.progress import Progress
@@ -138,12 +153,39 @@ def run_rerank(args) -> int:
         out = reranker.rerank(cands, args.k, ctx)
     n_users, depth = len(cands), int(cands.lengths.max(initial=0))
     del cands
-    write_rankings(out, args.output, tag=args.tag or reranker.NAME)
+    if samples > 1:
+        _write_samples(out, Path(args.output), args.tag or reranker.NAME)
+    else:
+        write_rankings(out, args.output, tag=args.tag or reranker.NAME)
     params = ", ".join(f"{k}={v}" for k, v in reranker.config.model_dump(by_alias=True).items())
     print(f"{reranker.NAME}({params}): {n_users:,} users, {depth:,} candidates "
           f"(by {args.order}) → top {args.k}{described}; {time.perf_counter() - t0:.1f} s -> {args.output}",
           file=sys.stderr)
     return 0
+
+
+def _write_samples(out, folder: Path, tag: str) -> None:
+    """One TREC run per sample, sample-001.run …, written into a new folder beside `folder` and renamed into
+    place (an empty `folder` is replaced), so that a failure leaves no half-written folder."""
+    import os
+    import shutil
+    import tempfile
+
+    from recdiv.data.textio import write_rankings
+    from recdiv.outputs import write_error
+
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    try:
+        width = max(3, len(str(len(out))))
+        for s, sample in enumerate(out.samples, start=1):
+            write_rankings(sample, tmp / f"sample-{s:0{width}d}.run", tag=tag)
+        os.replace(tmp, folder)
+    except OSError as e:
+        raise write_error(e, folder) from None
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _read_factors(args):
@@ -165,7 +207,7 @@ def _fitted_factors(args, train_inter):
     return model.item_factors
 
 
-def _context(args, needs, items, users, asp, train, fac_ids, fac):
+def _context(args, needs, items, users, asp, train, fac_ids, fac, groups=None):
     """The `Context` the options describe, and a short description of it for the summary line."""
     import numpy as np
 
@@ -200,5 +242,9 @@ def _context(args, needs, items, users, asp, train, fac_ids, fac):
         parts.append(f"similarity {name}")
     if inter is not None and "train" in needs:
         parts.append(f"profiles {args.train}")
-    ctx = Context(train=inter, aspects=space, similarity=similarity, seed=args.seed)
+    item_groups = None
+    if groups is not None:
+        item_groups = AspectSpace(items, *aspect_matrix(groups, items, unknown="drop"), name="item groups")
+        parts.append(f"item groups {args.item_groups} ({item_groups.n_aspects})")
+    ctx = Context(train=inter, aspects=space, similarity=similarity, seed=args.seed, item_groups=item_groups)
     return ctx, ("; " + ", ".join(parts)) if parts else ""

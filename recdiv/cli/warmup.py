@@ -26,11 +26,16 @@ from pathlib import Path
 
 def _measures():
     """Every registered measure with its defaults, and once with each choice of each parameter that has choices."""
+    from recdiv.errors import ConfigError
     from recdiv.eval.catalog import list_measures
 
     for cls in list_measures():
         cutoff = None if cls.CUTOFF == "none" else 5
-        yield cls(cutoff)
+        try:
+            default = cls(cutoff)
+        except ConfigError:  # a measure with a parameter to name (GroupExposure's group): no kernel of its own
+            continue
+        yield default
         if cls.CUTOFF == "optional":  # no cutoff: whole lists (e.g. nNRBP's complete greedy ideal)
             yield cls(None)
         for p in cls.PARAMS:
@@ -41,13 +46,18 @@ def _measures():
 
 
 def _workload(folder: Path) -> None:
+    import numpy as np
+    import scipy.sparse as sp
+
     from recdiv.algorithms.registry import RECOMMENDERS, make_recommender
     from recdiv.aspects.build import genre_space
+    from recdiv.aspects.space import AspectSpace
     from recdiv.cli import main
     from recdiv.data.load import load_dataset
     from recdiv.data.qrels import Qrels
     from recdiv.data.splits import make_split
     from recdiv.data.textio import write_interactions_tsv, write_item_aspects_tsv, write_rankings, write_trec_qrels
+    from recdiv.data.vocab import Vocab
     from recdiv.diversifiers.base import RerankContext
     from recdiv.diversifiers.registry import RERANKERS, make_reranker
     from recdiv.errors import ConfigError
@@ -67,7 +77,9 @@ def _workload(folder: Path) -> None:
     # item-kNN's sparse similarity matrix (catalogs of more than ~5,800 items, or few neighbours kept per item)
     make_recommender("item-knn", save_nbrs=1).fit(split.train).recommend(users, 30)
     cands = runs["pop"] if "pop" in runs else next(iter(runs.values()))
-    ctx = RerankContext(train=split.train, aspects=space, seed=0)
+    odd = (np.arange(len(space.items)) % 2).astype(np.float64)  # one item group (FA*IR's protected group)
+    groups = AspectSpace(space.items, Vocab(["odd"]), sp.csr_matrix(odd[:, None]), name="item groups")
+    ctx = RerankContext(train=split.train, aspects=space, seed=0, item_groups=groups)
     reranked = [make_reranker(e.name).rerank(cands, 10, ctx) for e in RERANKERS.entries()]
     ectx = EvalContext(train=split.train, aspects=space, previous=reranked[0])
     names = []
@@ -94,6 +106,7 @@ def _workload(folder: Path) -> None:
     write_rankings(cands, folder / "run")
     write_trec_qrels(qrels.to_frame(), folder / "qrels")
     write_item_aspects_tsv(_space_frame(space), folder / "aspects.tsv")
+    write_item_aspects_tsv(_space_frame(groups), folder / "groups.tsv")
     write_interactions_tsv(split.train.to_frame(), folder / "train.tsv")
     common = [str(folder / "qrels"), str(folder / "run"), "--train", str(folder / "train.tsv"), "--aspects",
               str(folder / "aspects.tsv"), "--previous", str(folder / "run")]
@@ -102,7 +115,8 @@ def _workload(folder: Path) -> None:
             main(["eval", *common, "-m", *names[lo:lo + 20]])
         for e in RERANKERS.entries():
             main(["rerank", str(folder / "run"), "--method", e.name, "--aspects", str(folder / "aspects.tsv"),
-                  "--train", str(folder / "train.tsv"), "-k", "10", "-o", str(folder / "out.run")])
+                  "--train", str(folder / "train.tsv"), "--item-groups", str(folder / "groups.tsv"), "-k", "10",
+                  "-o", str(folder / "out.run")])
         # more than 63 aspects (no bit masks): the similarity's sparse dot, padded (ELL) and CSR (an item with
         # more than 64 aspects) layouts
         top = cands.item_vocab.ids[cands.items[0, 0]]  # a candidate of the first user

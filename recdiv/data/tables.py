@@ -50,9 +50,17 @@ def interactions_of(table: Table, users: Vocab, items: Vocab) -> Interactions:
                                     items, timestamps=table.columns.get("timestamp"))
 
 
-def aspect_matrix(table: Table, items: Vocab) -> tuple[Vocab, CSRArrays]:
-    """(aspect names, items × aspects CSR arrays of weights) of an item-aspect file (no SciPy matrix)."""
+def aspect_matrix(table: Table, items: Vocab, *, unknown: str = "error") -> tuple[Vocab, CSRArrays]:
+    """(aspect names, items × aspects CSR arrays of weights) of an item-aspect file (no SciPy matrix). Lines of
+    items missing from `items`: an error (`unknown="error"`), or left out (`"drop"`: item groups of a catalogue
+    larger than the run)."""
     names = shared_vocab(table["aspect"])
+    if unknown == "drop":
+        index = items.lookup(table["item"].labels, missing="-1")[table["item"].codes]
+        keep = index >= 0
+        m, _ = csr_arrays(index[keep], dense(table["aspect"], names)[keep], np.asarray(table["weight"])[keep],
+                         (len(items), len(names)))
+        return names, m
     m, _ = csr_arrays(dense(table["item"], items), dense(table["aspect"], names), table["weight"],
                      (len(items), len(names)))
     return names, m

@@ -187,6 +187,16 @@ class BitmaskSlicer:
         with np.errstate(divide="ignore"):
             self.inv = np.where(self.defined, 1.0 / np.sqrt(self.size), np.nan)
 
+    def pairs(self, picked: np.ndarray, others: np.ndarray) -> np.ndarray:
+        """(n, a, b): sim(c_{u,picked[u,x]}, c_{u,others[u,y]}) for candidate positions (n, a) and (n, b) ≥ 0, NaN
+        where undefined (the arithmetic of a call)."""
+        from recdiv.diversifiers.blocks_kernels import set_similarity_pairs
+
+        out = np.empty((self.shape[0], picked.shape[1], others.shape[1]))
+        set_similarity_pairs(self.masks, self.inv, self.size, self.defined, np.ascontiguousarray(picked, np.int64),
+                             np.ascontiguousarray(others, np.int64), self.cosine, out)
+        return out
+
     def __call__(self, pos: np.ndarray) -> np.ndarray:
         from recdiv.diversifiers.blocks_kernels import set_similarity
 
@@ -231,3 +241,20 @@ def aspect_probabilities(block, nonneg_scores: np.ndarray) -> BlockSparse:
     with np.errstate(invalid="ignore", divide="ignore"):
         vals = np.where(zc > 0, sv / np.where(zc > 0, zc, 1.0), 1.0 / np.maximum(cnt[col], 1.0))
     return ind.with_values(vals)
+
+
+def orthogonal_coefficients(basis: np.ndarray, kernel_row: np.ndarray, picked: np.ndarray, d2_picked: np.ndarray,
+                            live: np.ndarray) -> np.ndarray:
+    """One Gram–Schmidt step in kernel form, for every user of a block: the coefficients of the candidates on the
+    new orthonormal direction u = r_p / ‖r_p‖, r_p the residual of the picked candidate p against the current
+    directions, e_i = ⟨v_i, u⟩ = (K(p, i) − Σ_s e_{s,p}·e_{s,i}) / √d²_p, where `basis` (n, s, N) holds the
+    coefficients e_{s,·} on the current directions, `kernel_row` (n, N) = K(p, ·), `d2_picked` = d²_p = ‖r_p‖²;
+    0 for users not `live`. The squared residual norms then drop by e_i² (DPP's incremental Cholesky, Chen et al.
+    2018; SSD's sliding-window orthogonalisation, Huang et al. 2021)."""
+    rows = np.arange(len(picked))
+    p = np.maximum(picked, 0)
+    if basis.shape[1] > 0:
+        cj = basis[rows, :, p]  # (n, s)
+        kernel_row = kernel_row - np.matmul(cj[:, None, :], basis)[:, 0, :]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(live[:, None], kernel_row / np.sqrt(np.where(live, d2_picked, 1.0))[:, None], 0.0)

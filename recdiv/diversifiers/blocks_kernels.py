@@ -42,6 +42,18 @@ def _popcount(x: np.int64) -> np.int64:
     return (x * 0x0101010101010101) >> 56
 
 
+@numba.njit(inline="always")
+def _set_sim(mc, mp, ic, ip, sc, sp, dc, cosine):
+    """sim(c, p) of 0/1 aspect masks: cosine |A∩B|·(1/√|A|)·(1/√|B|), Jaccard |A∩B| / (|A| + |B| − |A∩B|) (NaN
+    when c has no features); p has features."""
+    inter = float(_popcount(mc & mp))
+    if cosine:
+        return inter * ic * ip
+    if dc:
+        return inter / (sc + sp - inter)
+    return np.nan
+
+
 @numba.njit(cache=True, nogil=True)
 def set_similarity(masks: np.ndarray, inv: np.ndarray, size: np.ndarray, defined: np.ndarray, pos: np.ndarray,
                    cosine: bool, out: np.ndarray) -> None:
@@ -58,10 +70,22 @@ def set_similarity(masks: np.ndarray, inv: np.ndarray, size: np.ndarray, defined
             continue
         mp = masks[u, p]
         for c in range(N):
-            inter = float(_popcount(masks[u, c] & mp))
-            if cosine:
-                out[u, c] = inter * inv[u, c] * inv[u, p]
-            elif defined[u, c]:
-                out[u, c] = inter / (size[u, c] + size[u, p] - inter)
-            else:
-                out[u, c] = np.nan
+            out[u, c] = _set_sim(masks[u, c], mp, inv[u, c], inv[u, p], size[u, c], size[u, p], defined[u, c], cosine)
+
+
+@numba.njit(cache=True, nogil=True)
+def set_similarity_pairs(masks, inv, size, defined, picked, others, cosine, out):
+    """out[u, x, y] = sim(c_{u,picked[u,x]}, c_{u,others[u,y]}) as `set_similarity` (NaN where undefined)."""
+    n, a = picked.shape
+    b = others.shape[1]
+    for u in range(n):
+        for x in range(a):
+            p = picked[u, x]
+            if not defined[u, p]:
+                out[u, x, :] = np.nan
+                continue
+            mp = masks[u, p]
+            for y in range(b):
+                c = others[u, y]
+                out[u, x, y] = _set_sim(masks[u, c], mp, inv[u, c], inv[u, p], size[u, c], size[u, p],
+                                        defined[u, c], cosine)

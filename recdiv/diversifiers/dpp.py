@@ -10,7 +10,7 @@ import numpy as np
 from pydantic import Field
 
 from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
-from recdiv.diversifiers.blocks import similarity_slicer
+from recdiv.diversifiers.blocks import orthogonal_coefficients, similarity_slicer
 from recdiv.diversifiers.greedy import GreedyReranker
 from recdiv.diversifiers.mmr import _baseline
 from recdiv.diversifiers.normalize import normalize
@@ -80,10 +80,6 @@ class DPP(GreedyReranker):
             st["c"] = c = grown
         q = st["q"]
         lj = q[rows, p][:, None] * np.nan_to_num(st["slice"](picked), nan=0.0) * q
-        if t > 0:
-            cj = c[rows, :t, p]  # (n, t)
-            lj = lj - np.matmul(cj[:, None, :], c[:, :t, :])[:, 0, :]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            e = np.where(live[:, None], lj / np.sqrt(np.where(live, d2j, 1.0))[:, None], 0.0)
+        e = orthogonal_coefficients(c[:, :t, :], lj, picked, d2j, live)
         c[:, t, :] = e
         st["d2"] = st["d2"] - e * e

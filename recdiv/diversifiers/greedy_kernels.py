@@ -19,7 +19,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from recdiv.diversifiers.blocks_kernels import _popcount
+from recdiv.diversifiers.blocks_kernels import _popcount, _set_sim
 
 _I2, _F, _F2, _B, _B2 = numba.int64[:, ::1], numba.float64, numba.float64[:, ::1], numba.boolean, numba.boolean[:, ::1]
 #: compiled ahead of time too (`recdiv.aot`): `recdiv rerank --method MMR` over aspects runs without numba
@@ -223,6 +223,27 @@ def pm2_greedy(cols, vals, votes, lam, valid, out):
                     seats[a] += row[a] / tot
 
 
+@numba.njit(inline="always")
+def _start_user(first, base, valid, u, f, rest):
+    """MMR's and MSD's per-user start: f = first and rest = base over the valid candidates (NaN elsewhere); returns
+    the user's remaining-candidate mask."""
+    rem = valid[u].copy()
+    for c in range(len(f)):
+        f[c] = first[u, c] if rem[c] else np.nan
+        rest[c] = base[u, c] if rem[c] else np.nan
+    return rem
+
+
+@numba.njit(inline="always")
+def _take(f, rem, rest, out, u, t):
+    """The template's pick on f, recorded at out[u, t]; the pick leaves `rem` and `rest` (base NaN once picked)."""
+    b = _pick(f, rem)
+    out[u, t] = b
+    rem[b] = False
+    rest[b] = np.nan
+    return b
+
+
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def mmr_greedy(first, base, lam1, masks, inv, size, cosine, valid, out):
     """MMR (thesis) with 0/1 aspect-mask similarities: f = first at t = 0, else base − pen with
@@ -239,17 +260,11 @@ def mmr_greedy(first, base, lam1, masks, inv, size, cosine, valid, out):
     pen = np.empty(N)
     rest = np.empty(N)  # base of the remaining candidates, NaN once picked
     for u in range(n):
-        rem = valid[u].copy()
+        rem = _start_user(first, base, valid, u, f, rest)
         mu, iu, su = masks[u], inv[u], size[u]
         pen[:] = 0.0
-        for c in range(N):
-            f[c] = first[u, c] if rem[c] else np.nan
-            rest[c] = base[u, c] if rem[c] else np.nan
         for t in range(min(k, rem.sum())):
-            b = _pick(f, rem)
-            out[u, t] = b
-            rem[b] = False
-            rest[b] = np.nan
+            b = _take(f, rem, rest, out, u, t)
             mb, ib, sb = mu[b], iu[b], su[b]
             if cosine:
                 for c in range(N):
@@ -301,3 +316,204 @@ def calibrated_step(cal_cols, ind_cols, ind_vals, w, s, sum_s, c1, lam, off, rem
             for a in range(F):
                 Q[u, a] += row[a] / cnt
         sum_s[u] += s[u, b]
+
+
+@numba.njit(cache=True, nogil=True)
+def fair_greedy(protected, valid, m, out):
+    """FA*IR: while the protected count is below m(t), the earliest remaining protected candidate (the earliest
+    remaining one if none is left), otherwise the earliest remaining candidate — `FAIR.objective` (−position
+    over the eligible candidates) with the template's rule, one user at a time."""
+    n, N = valid.shape
+    k = out.shape[1]
+    for u in range(n):
+        nxt, nxt_p, count = 0, 0, 0  # earliest remaining candidate overall and protected
+        taken = np.zeros(N, dtype=np.bool_)
+        for t in range(k):
+            while nxt < N and (not valid[u, nxt] or taken[nxt]):
+                nxt += 1
+            if nxt >= N:
+                break
+            while nxt_p < N and (not valid[u, nxt_p] or taken[nxt_p] or not protected[u, nxt_p]):
+                nxt_p += 1
+            b = nxt_p if count < m[t] and nxt_p < N else nxt
+            out[u, t] = b
+            taken[b] = True
+            if protected[u, b]:
+                count += 1
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def msd_greedy(first, base, lam1, masks, inv, size, cosine, valid, out):
+    """MSD with 0/1 aspect-mask similarities: f = first at t = 0, else base + (1 − λ)·dist with
+    dist = Σ_{j∈S} (1 − sim(c, j)) over the defined similarities (sim as `blocks_kernels.set_similarity`); a
+    featureless pick changes no distance (its similarities are undefined), as `MSD.update`. Picked candidates hold
+    base NaN, hence f NaN."""
+    n, N = valid.shape
+    k = out.shape[1]
+    f = np.empty(N)
+    dist = np.empty(N)
+    rest = np.empty(N)
+    for u in range(n):
+        rem = _start_user(first, base, valid, u, f, rest)
+        mu, iu, su = masks[u], inv[u], size[u]
+        dist[:] = 0.0
+        for t in range(min(k, rem.sum())):
+            b = _take(f, rem, rest, out, u, t)
+            mb, ib, sb = mu[b], iu[b], su[b]
+            if sb > 0:
+                for c in range(N):
+                    inter = float(_popcount(mu[c] & mb))
+                    s = inter * iu[c] * ib if cosine else (inter / (su[c] + sb - inter) if su[c] > 0 else np.nan)
+                    if s == s:
+                        dist[c] += 1.0 - s
+            for c in range(N):
+                f[c] = rest[c] + lam1 * dist[c]
+
+
+@numba.njit(inline="always")
+def _concave(x: float, gamma: float) -> float:
+    """x^γ as `COVER.concave` computes it (√x for γ = ½, x for γ = 1)."""
+    if gamma == 1.0:
+        return x
+    if gamma == 0.5:
+        return np.sqrt(x)
+    return x**gamma
+
+
+@numba.njit(inline="always")
+def _cover_gain(t, c, gc, S, counts, nz, nnz, gamma, additive):
+    """Σ_j counts_j·(g(cov(c_j, S_tj)) − g(c_j)) in type order over the j with S_tj > 0 (the other terms are exactly
+    0, and adding 0.0 leaves a sum unchanged)."""
+    acc = 0.0
+    for x in range(nnz[t]):
+        j = nz[t, x]
+        cov = c[j] + S[t, j] if additive else max(c[j], S[t, j])
+        acc += counts[j] * (_concave(cov, gamma) - gc[j])
+    return acc
+
+
+@numba.njit(cache=True, nogil=True)
+def cover_greedy(rel, types, order, counts, S, weight, gamma, additive, valid, out):
+    """COVER: f(i) = rel(i) + weight_u·gain(type(i)) (weight_u = (1 − λ)/|C_u|), gain(t) = Σ_j counts_j·(g(cov(c_j,
+    S_tj)) − g(c_j)) summed in type order as `COVER.objective`; after the pick, c_j ← cov(c_j, S_{t*,j}). Lazy
+    (Minoux): the best remaining candidate of a type is the first of its members in `order` (rel descending, then
+    position); a type's stale gain bounds its current gain (gains only shrink as S grows; a relative margin of 1e−12
+    covers rounding), so the type with the largest bound (ties: earliest candidate) is taken once its gain is fresh
+    — the template's choice."""
+    n, N = valid.shape
+    k = out.shape[1]
+    T = counts.shape[1]
+    c = np.zeros(T)
+    gc = np.zeros(T)
+    gain = np.zeros(T)
+    fresh = np.empty(T, dtype=np.int64)
+    ptr = np.empty(T, dtype=np.int64)
+    end = np.empty(T, dtype=np.int64)
+    nz = np.empty((T, T), dtype=np.int64)
+    nnz = np.zeros(T, dtype=np.int64)
+    for u in range(n):
+        m = 0
+        for j in range(N):
+            m += valid[u, j]
+        if m == 0:
+            continue
+        c[:] = 0.0
+        for j in range(T):
+            gc[j] = _concave(0.0, gamma)
+        # members of every type: consecutive in `order` (types ascending, padding last)
+        ptr[:] = N
+        end[:] = N
+        for j in range(N):
+            q = order[u, j]
+            if valid[u, q]:
+                t = types[u, q]
+                if ptr[t] == N:
+                    ptr[t] = j
+                end[t] = j + 1
+        for t in range(T):
+            nnz[t] = 0
+            for j in range(T):
+                if S[u, t, j] > 0:
+                    nz[t, nnz[t]] = j
+                    nnz[t] += 1
+        for t in range(T):
+            if ptr[t] < N:
+                gain[t] = _cover_gain(t, c, gc, S[u], counts[u], nz, nnz, gamma, additive)
+            fresh[t] = 0
+        for step in range(min(k, m)):
+            while True:
+                best, bv, bp = -1, -np.inf, N
+                for t in range(T):
+                    if ptr[t] >= end[t]:
+                        continue
+                    q = order[u, ptr[t]]
+                    g = gain[t] if fresh[t] == step else gain[t] + 1e-12 * (abs(gain[t]) + 1.0)
+                    v = rel[u, q] + weight[u] * g
+                    if v > bv or (v == bv and q < bp):
+                        best, bv, bp = t, v, q
+                if fresh[best] == step:
+                    break
+                gain[best] = _cover_gain(best, c, gc, S[u], counts[u], nz, nnz, gamma, additive)
+                fresh[best] = step
+            out[u, step] = bp
+            ptr[best] += 1
+            pick = types[u, bp]
+            for x in range(nnz[pick]):
+                j = nz[pick, x]
+                c[j] = c[j] + S[u, pick, j] if additive else max(c[j], S[u, pick, j])
+                gc[j] = _concave(c[j], gamma)
+
+
+@numba.njit(inline="always")
+def _mask_distance(masks, inv, size, defined, u, a, b, cosine):
+    """1 − sim(c_{u,b}, c_{u,a}) by `blocks_kernels.set_similarity`'s arithmetic (b picked), 0 when undefined."""
+    if not defined[u, b]:
+        return 0.0
+    s = _set_sim(masks[u, a], masks[u, b], inv[u, a], inv[u, b], size[u, a], size[u, b], defined[u, a], cosine)
+    return 0.0 if s != s else 1.0 - s
+
+
+@numba.njit(inline="always")
+def _tie_key(x: float) -> float:
+    """`swap.tie_key`: x rounded to 12 decimals."""
+    return np.rint(x * 1e12) / 1e12
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def swap_select(masks, inv, size, defined, cosine, valid, relevant, k, members):
+    """Swap's members for 0/1 aspect masks, one user at a time, with the arithmetic of `Swap._select`: initial
+    contributions summed over the members in position order, the gain of candidate c summed left to right over
+    R ∖ {i*}, contributions updated as (contrib + d(j, c)) − d(j, i*)."""
+    n, N = valid.shape
+    contrib = np.zeros(N)
+    dc = np.zeros(N)
+    for u in range(n):
+        for j in range(N):
+            members[u, j] = valid[u, j] and j < k
+            contrib[j] = 0.0
+        for p in range(min(k, N)):
+            if not members[u, p]:
+                continue
+            for i in range(N):
+                if members[u, i] and i != p:
+                    contrib[i] += _mask_distance(masks, inv, size, defined, u, i, p, cosine)
+        for c in range(k, N):
+            if not (valid[u, c] and relevant[u, c]):
+                break
+            worst, wv = -1, np.inf
+            for i in range(N):
+                if members[u, i] and _tie_key(contrib[i]) <= wv:  # ties: the lowest-ranked member
+                    worst, wv = i, _tie_key(contrib[i])
+            gain = 0.0
+            for j in range(N):
+                dc[j] = _mask_distance(masks, inv, size, defined, u, j, c, cosine)
+                if members[u, j] and j != worst:
+                    gain += dc[j]
+            if not _tie_key(gain) > _tie_key(contrib[worst]):
+                continue
+            for j in range(N):
+                if members[u, j] and j != worst:
+                    contrib[j] = (contrib[j] + dc[j]) - _mask_distance(masks, inv, size, defined, u, j, worst, cosine)
+            contrib[c] = gain
+            members[u, worst] = False
+            members[u, c] = True

@@ -31,6 +31,12 @@ for _name, _spec, _aliases in [
     ("DPP", "recdiv.diversifiers.dpp:DPP", ("determinantal-point-process",)),
     ("Calibrated", "recdiv.diversifiers.calibrated:Calibrated", ("calibration", "steck")),
     ("Random", "recdiv.diversifiers.random:Random", ("random-rerank",)),
+    ("PlackettLuce", "recdiv.diversifiers.plackett_luce:PlackettLuce", ("stochastic",)),
+    ("FAIR", "recdiv.diversifiers.fair:FAIR", ()),
+    ("MSD", "recdiv.diversifiers.msd:MSD", ("max-sum-diversification",)),
+    ("SSD", "recdiv.diversifiers.ssd:SSD", ("sliding-spectrum-decomposition",)),
+    ("COVER", "recdiv.diversifiers.cover:COVER", ("coverage", "facility-location")),
+    ("Swap", "recdiv.diversifiers.swap:Swap", ()),
 ]:
     RERANKERS.defer(_name, _spec, aliases=_aliases)
 

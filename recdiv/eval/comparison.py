@@ -257,13 +257,6 @@ class Comparison:
         """The means table as an HTML fragment (CSS classes of `recdiv.eval.html`)."""
         return tables.to_html(self.means_table(digits))
 
-    def to_report(self, title: str = "recdiv comparison") -> str:
-        """A self-contained HTML page (works offline): the table, what was tested, a chart of the means per
-        measure (`recdiv.eval.html.comparison_page`)."""
-        from recdiv.eval.html import comparison_page
-
-        return comparison_page(self, title)
-
     def to_table(self, digits: int = 4) -> str:
         """Plain-text table (fixed-width columns) followed by the pair rows."""
         t = self.means_table(digits)

@@ -124,7 +124,7 @@ def evaluate(
         for m in ms:
             if m.KIND == "per-user":
                 v = per_user[name][str(m)] = m.per_user(run, qrels, context)
-                values[name][str(m)] = float(m.aggregate(v, m.run_view(run, qrels, context)))
+                values[name][str(m)] = m.aggregate_run(v, run, qrels, context)
             elif m.KIND == "pairwise":
                 v = per_user[name][str(m)] = m.compare(run, runs[baseline], qrels, context)
                 values[name][str(m)] = float(np.mean(v)) if len(v) else 0.0

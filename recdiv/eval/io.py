@@ -154,6 +154,8 @@ def load_inputs(
     population: str = "relevant",
     scale: str | Sequence[float] | None = None,
     input_format: str | None = None,
+    item_groups: str | Path | None = None,
+    stochastic: Sequence[str | Path] = (),
 ) -> EvalInputs:
     """Read qrels, runs and the optional context files into one vocabulary.
 
@@ -189,7 +191,8 @@ def load_inputs(
         if qrels_path is not None:
             raise ConfigError("give either a qrels file or --subtopics FILE, not both")
         for name, value in (("--train", train), ("--aspects", aspects), ("--previous", previous),
-                            ("--predictions", predictions or None)):
+                            ("--predictions", predictions or None), ("--item-groups", item_groups),
+                            ("--stochastic", stochastic or None)):
             if value is not None:
                 raise ConfigError(f"{name} cannot be combined with --subtopics (its items are per-topic subtopic "
                                   "judgments, which replace the aspects)")
@@ -202,33 +205,42 @@ def load_inputs(
     rts = [read_run(p, format=input_format) for p in sources.values()] + [parse_predictions(p) for p in predictions]
     names = ([*sources, *run_names(predictions)] if isinstance(run_paths, Mapping)
              else run_names([*run_paths, *predictions]))
+    sampled = {name: [read_run(p, format=input_format) for p in files]
+               for name, files in stochastic_runs(stochastic, names)}
     tt = parse_interactions_tsv(train) if train is not None else None
     at = parse_item_aspects_tsv(aspects) if aspects is not None else None
+    gt = parse_item_aspects_tsv(item_groups) if item_groups is not None else None
     pt = read_run(previous, format=input_format) if previous is not None else None
-    tables = [t for t in (qt, *rts, tt, pt) if t is not None]
+    tables = [t for t in (qt, *rts, *(t for ts in sampled.values() for t in ts), tt, pt) if t is not None]
     users = shared_vocab(*(t["user"] for t in tables))
-    items = shared_vocab(*(t["item"] for t in tables), *([at["item"]] if at is not None else []))
+    items = shared_vocab(*(t["item"] for t in tables), *(g["item"] for g in (at, gt) if g is not None))
     del tables
     qrels = qrels_of(qt, users, items)
     del qt
     runs = {}
     for name in names:  # each run's table is freed once its rankings are built
         runs[name] = rankings_of(rts.pop(0), users, items)
-    context = context_of(users, items, threshold=threshold, population=population, scale=scale, tables=(tt, at, pt))
+    for name, tables in sampled.items():
+        from recdiv.data.samples import RankingSamples
+
+        runs[name] = RankingSamples([rankings_of(t, users, items) for t in tables])
+    context = context_of(users, items, threshold=threshold, population=population, scale=scale,
+                         tables=(tt, at, gt, pt))
     return EvalInputs(qrels, runs, context)
 
 
 def context_of(users: Vocab, items: Vocab, *, threshold: float, population: str = "relevant",
-               scale: tuple[float, float] | None = None, train=None, aspects=None, previous=None,
+               scale: tuple[float, float] | None = None, train=None, aspects=None, item_groups=None, previous=None,
                input_format: str | None = None, tables=None) -> EvalContext:
     """The evaluation context over the given vocabularies: threshold, population, rating scale and the context files
-    (`train` interactions TSV, `aspects` item-aspect TSV, `previous` run), or their parsed `tables`
-    (train, aspects, previous; None where absent)."""
+    (`train` interactions TSV, `aspects` and `item_groups` item-aspect TSV, `previous` run), or their parsed
+    `tables` (train, aspects, item groups, previous; None where absent)."""
     if tables is None:
         tables = (parse_interactions_tsv(train) if train is not None else None,
                   parse_item_aspects_tsv(aspects) if aspects is not None else None,
+                  parse_item_aspects_tsv(item_groups) if item_groups is not None else None,
                   read_run(previous, format=input_format) if previous is not None else None)
-    tt, at, pt = tables
+    tt, at, gt, pt = tables
     context = EvalContext(threshold=threshold, population=population, scale=scale)  # type: ignore[arg-type]
     if tt is not None:
         context.train = interactions_of(tt, users, items)
@@ -236,9 +248,35 @@ def context_of(users: Vocab, items: Vocab, *, threshold: float, population: str 
         from recdiv.aspects.space import AspectSpace
 
         context.aspects = AspectSpace(items, *aspect_matrix(at, items))
+    if gt is not None:
+        from recdiv.aspects.space import AspectSpace
+
+        context.item_groups = AspectSpace(items, *aspect_matrix(gt, items), name="item groups")
     if pt is not None:
         context.previous = rankings_of(pt, users, items)
     return context
+
+
+def stochastic_runs(directories: Sequence[str | Path], names: Iterable[str]) -> list[tuple[str, list[Path]]]:
+    """(name, sample files) of every stochastic-run directory: its regular files in name order (hidden files
+    skipped), named after the directory; an error when a directory is missing or empty, or its name is one of
+    `names` (the other runs') or another directory's."""
+    taken = set(names)
+    out = []
+    for d in directories:
+        d = Path(d)
+        if not d.is_dir():
+            raise ConfigError(f"--stochastic {d}: not a directory (a stochastic run is a directory of sampled run "
+                              "files, one per sample)")
+        files = sorted(p for p in d.iterdir() if p.is_file() and not p.name.startswith("."))
+        if not files:
+            raise ConfigError(f"--stochastic {d}: the directory holds no run file")
+        name = d.resolve().name
+        if name in taken:
+            raise ConfigError(f"--stochastic {d}: the run name {name!r} is taken; rename the directory")
+        taken.add(name)
+        out.append((name, files))
+    return out
 
 
 # what an evaluation covered ---------------------------------------------------------------------------
@@ -280,7 +318,8 @@ def coverage_counts(run: Rankings, qrels: Qrels, context: EvalContext) -> np.nda
     in_pop = np.zeros(n, dtype=bool)
     in_pop[qrels.population(context.threshold, context.population)] = True
     listed = np.zeros(n, dtype=bool)
-    listed[run.users[run.lengths > 0]] = True
+    for r in getattr(run, "samples", (run,)):  # a stochastic run lists the users any sample lists
+        listed[r.users[r.lengths > 0]] = True
     unjudged = listed & ~judged
     first = np.flatnonzero(unjudged)
     return np.array([listed.sum(), (listed & in_pop).sum(), unjudged.sum(), (listed & judged & ~in_pop).sum(),
@@ -329,6 +368,8 @@ def evaluate_files(
     scale: str | Sequence[float] | None = None,
     baseline: str | None = None,
     input_format: str | None = None,
+    item_groups: str | Path | None = None,
+    stochastic: Sequence[str | Path] = (),
 ) -> Evaluation:
     """Evaluate runs against qrels (and the optional inputs, as `load_inputs`): files in any format of
     `recdiv.data.formats` or tables in memory; the file counterpart of `recdiv.eval.evaluate.evaluate`, returning
@@ -338,7 +379,7 @@ def evaluate_files(
     ms = parse_measures([measures] if isinstance(measures, str) else measures)
     inputs = load_inputs(qrels_path, run_paths, subtopics=subtopics, predictions=predictions, train=train,
                          aspects=aspects, previous=previous, threshold=threshold, population=population, scale=scale,
-                         input_format=input_format)
+                         input_format=input_format, item_groups=item_groups, stochastic=stochastic)
     paths = list(inputs.runs) if isinstance(run_paths, Mapping) else [*run_paths, *predictions]
     base = baseline_name(baseline, paths, list(inputs.runs))
     return evaluate(inputs.runs, inputs.qrels, ms, inputs.context, baseline=base)

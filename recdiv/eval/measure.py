@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from recdiv.data.samples import samples_of
 from recdiv.errors import ConfigError
 from recdiv.eval.context import EvalContext, RunView
 from recdiv.registry import Registry
@@ -142,6 +143,9 @@ class Measure:
     HIGHER_IS_BETTER: ClassVar[bool] = True
     #: "per-user", "system" or "pairwise" (set by the three base classes)
     KIND: ClassVar[str] = ""
+    #: True for measures that read every sample of a stochastic run (`RankingSamples`) themselves (expected
+    #: exposure); any other measure of such a run is its expected value over the samples
+    STOCHASTIC: ClassVar[bool] = False
 
     __slots__ = ("cutoff", "params")
 
@@ -217,7 +221,8 @@ class Measure:
     def _check_context(self, context: EvalContext) -> None:
         for need in self.NEEDS:
             if getattr(context, need, None) is None:
-                raise ConfigError(f"{self} needs `{need}` in the evaluation context (e.g. --{need} FILE)")
+                option = need.replace("_", "-")
+                raise ConfigError(f"{self} needs `{need}` in the evaluation context (e.g. --{option} FILE)")
 
 
 
@@ -228,9 +233,17 @@ class PerUserMeasure(Measure):
     KIND = "per-user"
 
     def per_user(self, rankings: Rankings, qrels: Qrels, context: EvalContext | None = None) -> np.ndarray:
-        """Per-user values over the evaluated population (`RunView.of(context, ...).users` order)."""
+        """Per-user values over the evaluated population (`RunView.of(context, ...).users` order). Of a stochastic
+        run (`RankingSamples`): each user's mean over the samples where the value is defined."""
         context = context or EvalContext()
         self._check_context(context)
+        samples = samples_of(rankings)
+        if samples is not None and not self.STOCHASTIC:
+            values = np.stack([self.compute(self.run_view(s, qrels, context)) for s in samples])
+            defined = ~np.isnan(values)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.where(defined.any(axis=0), np.where(defined, values, 0.0).sum(axis=0) / defined.sum(axis=0),
+                                np.nan)
         return self.compute(self.run_view(rankings, qrels, context))
 
     def run_view(self, rankings: Rankings, qrels: Qrels, context: EvalContext):
@@ -258,7 +271,18 @@ class PerUserMeasure(Measure):
     def value(self, rankings: Rankings, qrels: Qrels, context: EvalContext | None = None) -> float:
         """The system value: `aggregate` of the per-user values."""
         context = context or EvalContext()
-        return self.aggregate(self.per_user(rankings, qrels, context), self.run_view(rankings, qrels, context))
+        return self.aggregate_run(self.per_user(rankings, qrels, context), rankings, qrels, context)
+
+    def aggregate_run(self, values: np.ndarray, rankings: Rankings, qrels: Qrels, context: EvalContext) -> float:
+        """The system value from the per-user `values` of `rankings`; of a stochastic run whose measure has its
+        own `aggregate` (not the mean), the mean of the samples' system values."""
+        samples = samples_of(rankings)
+        if samples is None or self.STOCHASTIC:
+            view = self.run_view(samples[0] if samples else rankings, qrels, context)
+            return float(self.aggregate(values, view))
+        if type(self).aggregate is PerUserMeasure.aggregate:
+            return float(np.mean(values)) if len(values) else 0.0
+        return float(np.mean([self.value(s, qrels, context) for s in samples]))
 
 
 class SystemMeasure(Measure):
@@ -270,8 +294,12 @@ class SystemMeasure(Measure):
         raise ConfigError(f"{self} is a system-level measure: it has no per-user values (use .value(...))")
 
     def value(self, rankings: Rankings, qrels: Qrels, context: EvalContext | None = None) -> float:
+        """The system value; of a stochastic run (`RankingSamples`), the mean of the samples' values."""
         context = context or EvalContext()
         self._check_context(context)
+        samples = samples_of(rankings)
+        if samples is not None and not self.STOCHASTIC:
+            return float(np.mean([self.system_value(s, qrels, context) for s in samples]))
         return self.system_value(rankings, qrels, context)
 
     def system_value(self, rankings: Rankings, qrels: Qrels, context: EvalContext) -> float:
@@ -299,6 +327,9 @@ class PairwiseMeasure(Measure):
         """Per-user preference of run_x over run_y over the evaluated population (+1: X preferred)."""
         context = context or EvalContext()
         self._check_context(context)
+        if samples_of(run_x) is not None or samples_of(run_y) is not None:
+            raise ConfigError(f"{self} compares two rankings per user: a stochastic run (several sampled rankings) "
+                              "has no single ranking to compare")
         vx, vy = RunView.of(context, run_x, qrels), RunView.of(context, run_y, qrels)
         return self._rule(_cut(vx.rel, self.cutoff), _cut(vy.rel, self.cutoff))
 

@@ -23,6 +23,7 @@ FAMILIES = {
     "calibration": "Calibration (Steck 2018)",
     "popularity": "Popularity bias (Abdollahpouri et al.; Zhu et al.)",
     "system": "System-level diversity and exposure",
+    "fairness": "Exposure and fairness (Diaz et al. 2020; Sapiezynski et al. 2019)",
     "intent-aware": "Intent-aware and aspect-based",
     "unified": "Unified accuracy–diversity",
     "preference": "Preference-based",
@@ -80,7 +81,14 @@ What `recdiv eval` (and `recdiv compare`) can read besides QRELS and TREC runs:
   FCP); `recdiv recommend … --predict -o FILE` writes them for a split's test pairs;
 - `--baseline RUN` (`evaluate(…, baseline=NAME)`): the run that pairwise measures (`lexirecall`,
   `lexiprecision`) compare every run with: per-user preferences +1/0/−1, system value their mean;
-- `--rating-scale MIN:MAX` (`EvalContext(scale=(MIN, MAX))`): r_max, see above.
+- `--rating-scale MIN:MAX` (`EvalContext(scale=(MIN, MAX))`): r_max, see above;
+- `--item-groups FILE` (`EvalContext(item_groups=AspectSpace(...))`): item groups `item group [weight]` (provider
+  groups, a protected attribute; the aspect-file format) of `AWRF` and `GroupExposure`;
+- `--stochastic DIR`, repeatable (`evaluate({name: RankingSamples([...])}, ...)`): a stochastic run, one TREC run
+  file per sampled ranking (`recdiv rerank --method PlackettLuce --param samples=100 -o DIR` writes one); the
+  expected-exposure and group measures read every sample, every other measure is its expected value over the
+  samples (per user the mean over the samples where it is defined; system-level measures the mean of the samples'
+  values); pairwise measures need single rankings.
 
 Cutoff column: `@K` required, `[@K]` optional (no cutoff = the whole list), `—` none.
 

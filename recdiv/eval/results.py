@@ -336,6 +336,28 @@ class Results:
 
         return discriminative_power(self.matrix(measure), names=self.systems, **options)
 
+    def tradeoff(self, x_measure: str, y_measure: str, systems: Sequence[str] | None = None, **options):
+        """Pareto front, hypervolume, area under the front and accuracy-retention points of `systems` (default all)
+        on two per-user measures, with bootstrap intervals over users (`recdiv.eval.stats.fronts.tradeoff`:
+        `reference`, `baseline`, `fractions`, `n_samples`, `seed`, `level`)."""
+        from recdiv.eval.stats.fronts import tradeoff
+
+        systems = list(systems or self.systems)
+        return tradeoff(self.matrix(x_measure, systems), self.matrix(y_measure, systems), systems,
+                        (x_measure, y_measure), (self.higher_is_better(x_measure), self.higher_is_better(y_measure)),
+                        **options)
+
+    def compare_fronts(self, x_measure: str, y_measure: str, a: Sequence[str], b: Sequence[str], **options):
+        """Front of systems `a` against front of systems `b` (e.g. two rerankers' λ grids) on the same users and
+        reference point: hypervolume difference with interval and p-value, dominance shares
+        (`recdiv.eval.stats.fronts.compare_fronts`)."""
+        from recdiv.eval.stats.fronts import compare_fronts
+
+        higher = (self.higher_is_better(x_measure), self.higher_is_better(y_measure))
+        return compare_fronts(self.matrix(x_measure, list(a)), self.matrix(y_measure, list(a)), list(a),
+                              self.matrix(x_measure, list(b)), self.matrix(y_measure, list(b)), list(b),
+                              (x_measure, y_measure), higher, **options)
+
     def plot_tradeoff(self, x_measure: str, y_measure: str, path=None, ax=None):
         """Scatter of the system means on two measures (e.g. nDCG@10 vs ILD@10); returns the Figure."""
 

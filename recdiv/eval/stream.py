@@ -72,6 +72,7 @@ class Job:
     aspects: str | None = None
     previous: str | None = None
     input_format: str | None = None
+    item_groups: str | None = None
 
 
 @dataclass
@@ -107,6 +108,7 @@ class Worker:
 
         return context_of(self.users, self.items, threshold=self.job.threshold, population=self.job.population,
                           scale=self.job.scale, train=self.job.train, aspects=self.job.aspects,
+                          item_groups=self.job.item_groups,
                           previous=self.job.previous, input_format=self.job.input_format)
 
     def qrels(self, parts: Iterable[int]) -> Qrels:
@@ -206,7 +208,8 @@ class _Widths:
 
 
 def ingest_all(qrels, runs: dict, *, threshold: float, population: str, scale, train, aspects, previous,
-               input_format, folder: Path, n_parts: int, measures: list[str], baseline) -> Ingested:
+               input_format, folder: Path, n_parts: int, measures: list[str], baseline,
+               item_groups=None) -> Ingested:
     """Read every input once into the folder (qrels and runs by blocks of whole users, the context files whole);
     the vocabularies and code maps beside them."""
     from recdiv.data.textio import parse_interactions_tsv, parse_item_aspects_tsv
@@ -230,20 +233,22 @@ def ingest_all(qrels, runs: dict, *, threshold: float, population: str, scale, t
             store.append(name, codes, items.encode(table["item"]), table["score"])
     tt = parse_interactions_tsv(train) if train is not None else None
     at = parse_item_aspects_tsv(aspects) if aspects is not None else None
+    gt = parse_item_aspects_tsv(item_groups) if item_groups is not None else None
     pt = read_run(previous, format=input_format) if previous is not None else None
     user_ids, item_ids = np.array(users.labels(), dtype=object), np.array(items.labels(), dtype=object)
     user_vocab = Vocab.from_values(user_ids, *(t["user"].labels for t in (tt, pt) if t is not None))
-    item_vocab = Vocab.from_values(item_ids, *(t["item"].labels for t in (tt, pt, at) if t is not None))
+    item_vocab = Vocab.from_values(item_ids, *(t["item"].labels for t in (tt, pt, at, gt) if t is not None))
     np.save(folder / "codes-users.npy", user_vocab.lookup(user_ids))
     np.save(folder / "codes-items.npy", item_vocab.lookup(item_ids))
     write_vocab(folder / "vocab-users.arrow", user_vocab.ids)
     write_vocab(folder / "vocab-items.arrow", item_vocab.ids)
     context = context_of(user_vocab, item_vocab, threshold=threshold, population=population, scale=scale,
-                         tables=(tt, at, pt))
+                         tables=(tt, at, gt, pt))
     r_max = None if top == -np.inf else top
     job = Job(str(folder), n_parts, tuple(store.inputs), dict(store.lines), tuple(runs), tuple(measures), baseline,
               float(threshold), population, scale, r_max, {n: w.longest() for n, w in widths.items()},
-              *(None if x is None else str(x) for x in (train, aspects, previous)), input_format)
+              *(None if x is None else str(x) for x in (train, aspects, previous)), input_format,
+              None if item_groups is None else str(item_groups))
     if scale is not None:
         source = (float(scale[1]), "the declared rating scale")
     elif r_max is not None:
@@ -380,6 +385,7 @@ def evaluate_stream(
     *,
     train=None,
     aspects=None,
+    item_groups=None,
     previous=None,
     threshold: float | None = None,
     population: str = "relevant",
@@ -429,7 +435,8 @@ def evaluate_stream(
     try:
         ing = ingest_all(qrels, sources, threshold=threshold, population=population, scale=scale, train=train,
                          aspects=aspects, previous=previous, input_format=input_format, folder=folder,
-                         n_parts=n_parts, measures=[str(m) for m in ms], baseline=baseline)
+                         n_parts=n_parts, measures=[str(m) for m in ms], baseline=baseline,
+                         item_groups=item_groups)
         for m in ms:
             m._check_context(ing.context)
         store = Folder(folder, n_parts, list(ing.job.inputs), dict(ing.job.lines))

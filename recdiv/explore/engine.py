@@ -2,7 +2,7 @@
 
 A request's state is first turned into its experiment (`recdiv.explore.experiment.checked_experiment`: the
 checks of `recdiv run`), and everything is computed from that validated configuration as the experiment's tasks
-compute it (`recdiv.experiment.stages`): the dataset and split (`load_dataset`, `make_split`), the baseline fitted
+compute it (`recdiv.experiment.tasks`): the dataset and split (`load_dataset`, `make_split`), the baseline fitted
 on the training part (`make_recommender`, seed filled in as the experiment does) and its top-n candidates for the
 evaluated users, the aspect spaces (explicit ones from the dataset, latent ones from a fitted model) in the form
 the experiment stores them, the rerankers (`make_reranker(...).rerank`) over a `Context` with the same parts, and
@@ -209,7 +209,8 @@ class Engine:
     # models, candidates, spaces -------------------------------------------------------------------------------
     def model(self, p: Prepared, name: str, params: dict[str, Any]):
         """A model fitted on the training part (the experiment's seed filled in as `recdiv run` does)."""
-        from recdiv.experiment.stages import recommender_params, side_information
+        from recdiv.experiment.plan.graph import recommender_params
+        from recdiv.experiment.tasks.model import side_information
 
         params = recommender_params(name, dict(params), p.config.seed)
         key = (p.data.key, name, _json(params))
@@ -234,8 +235,8 @@ class Engine:
 
     def space(self, p: Prepared, name: str):
         """(aspect space, item factors or None, similarity) of the experiment's aspect space `name`, in the form
-        the experiment stores it (`recdiv.experiment.stages.save_space` / `load_space`)."""
-        from recdiv.experiment.stages import build_explicit_space, build_latent_space
+        the experiment stores it (`recdiv.experiment.tasks.spaces.save_space` / `load_space`)."""
+        from recdiv.experiment.tasks.spaces import build_explicit_space, build_latent_space
 
         cfg = {a.name: a for a in p.config.aspects}[name]
         key = (p.data.key, _json(cfg.model_dump(mode="json")))
@@ -265,7 +266,7 @@ class Engine:
         return ctxs[key]
 
     def rerank_context(self, p: Prepared, space_name: str | None):
-        from recdiv.experiment.stages import similarity_for
+        from recdiv.experiment.tasks.spaces import similarity_for
         from recdiv.models.context import Context
 
         space = factors = similarity = None
@@ -278,7 +279,7 @@ class Engine:
                                                   seed=p.config.seed, threads=self.threads))
 
     def eval_context(self, p: Prepared):
-        from recdiv.experiment.stages import similarity_for
+        from recdiv.experiment.tasks.spaces import similarity_for
         from recdiv.models.context import Context
 
         m = p.config.metrics
@@ -370,7 +371,7 @@ class Engine:
 
 def stored(space, items, factors):
     """An aspect space (and item factors) as `recdiv run` reads them back from its store
-    (`recdiv.experiment.stages.save_space` / `load_space`): membership in CSR with sorted indices, aspect names as
+    (`recdiv.experiment.tasks.spaces.save_space` / `load_space`): membership in CSR with sorted indices, aspect names as
     strings, factors as float64 — the same arrays, so the same sums in the same order."""
     import scipy.sparse as sp
 

@@ -3,7 +3,7 @@
 The experiment of a state has one dataset and split, the baseline recommender (label = its name), the explorer's
 configurations as diversifiers labelled "A" and "B", the candidate depth n and list length k, the aspect spaces
 they use (the metrics' explicit space first), the measures with the relevance threshold, and the statistics of
-the page. Its systems are named as `recdiv run` names them (`recdiv.experiment.runner.plan_systems`), e.g.
+the page. Its systems are named as `recdiv run` names them (`recdiv.experiment.plan.systems.plan_systems`), e.g.
 ``user-knn`` and ``user-knn+A[genres]``.
 """
 
@@ -82,8 +82,8 @@ def _written(params: dict[str, Any], cls, who: str) -> dict[str, Any]:
 def checked_experiment(state: State, catalog: Catalog, dataset, threshold: float):
     """The validated `ExperimentConfig` of `state`: the checks of `recdiv run` (`validate`, every component and
     parameter against its typed config, measures, statistics); errors name the explorer's controls."""
-    from recdiv.experiment.checks import check_components
-    from recdiv.experiment.config import validate
+    from recdiv.experiment.run.checks import check_components
+    from recdiv.experiment.spec.experiment import validate
 
     data = experiment_of(state, catalog, dataset, threshold)
     try:

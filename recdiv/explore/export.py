@@ -14,7 +14,7 @@ from recdiv.explore.state import to_query
 
 def experiment_toml(engine: Engine, p: Prepared) -> str:
     """The experiment of the state, with a header naming the state and the systems as `recdiv run` names them."""
-    from recdiv.experiment.runner import plan_systems
+    from recdiv.experiment.plan.systems import plan_systems
 
     data = experiment_of(p.state, engine.catalog, p.data.dataset, p.threshold)
     names = [s.name for s in plan_systems(p.config)]

@@ -74,7 +74,7 @@ def _defaults(catalog: Catalog, choice: DatasetChoice, split: str | None, **over
 
 def _experiment(target: str) -> Any:
     """The experiment config of an experiment file or output folder, else None (a dataset)."""
-    from recdiv.experiment.config import load_experiment, validate
+    from recdiv.experiment.spec.experiment import load_experiment, validate
 
     path = Path(target)
     if path.is_file() and path.suffix == ".toml":

@@ -101,9 +101,10 @@ class Context:
     gains); without it the qrels' own scale (datasets) or, failing that, the largest test grade
     (`recdiv.eval.context.max_grade` says which). train: training interactions (popularity, profiles).
     aspects: the aspect space. similarity: item similarity (default: set cosine over `aspects`).
-    previous: the previous recommendation lists (ESSD). novelty: precomputed item novelty arrays by name
-    ("IUF", "PC", "FD"; computed from `train` when absent). seed: for randomised rerankers. threads: user blocks
-    reranked in parallel threads. cache: every derived value (see the module docstring).
+    previous: the previous recommendation lists (ESSD). item_groups: items × groups (provider groups, a protected
+    attribute: an aspect-file space) of the exposure and fairness measures and of FA*IR. novelty: precomputed item
+    novelty arrays by name ("IUF", "PC", "FD"; computed from `train` when absent). seed: for randomised rerankers.
+    threads: user blocks reranked in parallel threads. cache: every derived value (see the module docstring).
     """
 
     threshold: float = 4.0
@@ -113,6 +114,7 @@ class Context:
     aspects: AspectSpace | None = None
     similarity: ItemSimilarity | None = None
     previous: Rankings | None = None
+    item_groups: AspectSpace | None = None
     novelty: dict[str, np.ndarray] = field(default_factory=dict)
     seed: int = 0
     threads: int = 2
@@ -121,6 +123,9 @@ class Context:
     def __post_init__(self):
         if self.train is not None and self.aspects is not None and self.train.items != self.aspects.items:
             raise ValueError("training data and aspect space use different item vocabularies")
+        known = self.aspects.items if self.aspects is not None else self.train.items if self.train is not None else None
+        if self.item_groups is not None and known is not None and self.item_groups.items != known:
+            raise ValueError("item groups and training data / aspect space use different item vocabularies")
 
     @property
     def items(self) -> Vocab | None:

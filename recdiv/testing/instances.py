@@ -41,4 +41,7 @@ def random_instance(seed: int, n_users: int = 6, n_items: int = 40, n_aspects: i
         cand[u, :length] = rng.choice(n_items, size=length, replace=False)
         sc[u, :length] = np.sort(rng.normal(size=length))[::-1]
     cands = Rankings(np.arange(n_rows)[::-1].copy(), cand[::-1].copy(), sc[::-1].copy(), users, items)
-    return cands, Context(train=train, aspects=space, seed=seed)
+    protected = np.random.default_rng(seed + 10_000).random(n_items) < 0.3  # FA*IR's group (a separate stream)
+    groups = AspectSpace.from_frame(pd.DataFrame({"item": np.asarray(items.ids)[protected], "aspect": "protected"}),
+                                    items)
+    return cands, Context(train=train, aspects=space, seed=seed, item_groups=groups)

@@ -47,7 +47,9 @@ def test_the_kit_finds_a_broken_reranker():
 
 PURE = [("MMR", {"lambda": 1.0}), ("xQuAD", {"lambda": 0.0}), ("xQuAD", {"lambda": 0.0, "norm": "zscore"}),
         ("NGD", {"lambda": 0.0}), ("Calibrated", {"lambda": 0.0}), ("DPP", {"theta": 1.0}),
-        ("MMR", {"lambda": 0.0, "variant": "ranksys"}), ("Ziegler", {"theta_F": 0.0})]
+        ("MMR", {"lambda": 0.0, "variant": "ranksys"}), ("Ziegler", {"theta_F": 0.0}), ("MSD", {"lambda": 1.0}),
+        ("SSD", {"lambda": 1.0}), ("COVER", {"lambda": 1.0}), ("Swap", {"threshold": 1.0}),
+        ("FAIR", {"p": 0.01})]
 
 
 @SETTINGS
@@ -93,7 +95,8 @@ def test_ia_select_gain_is_increment_of_coverage(seed):
 
 
 def test_registry_and_config_errors():
-    assert list(RERANKERS) == ["MMR", "Ziegler", "IASelect", "xQuAD", "NGD", "PM2", "DPP", "Calibrated", "Random"]
+    assert list(RERANKERS) == ["MMR", "Ziegler", "IASelect", "xQuAD", "NGD", "PM2", "DPP", "Calibrated", "Random",
+                               "PlackettLuce", "FAIR", "MSD", "SSD", "COVER", "Swap"]
     with pytest.raises(ConfigError, match="unknown reranker 'MRR'"):
         make_reranker("MRR")
     with pytest.raises(ConfigError, match="lambda"):

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from recdiv.algorithms.registry import make_recommender
 from recdiv.aspects.build import genre_space
+from recdiv.aspects.space import AspectSpace
 from recdiv.data.qrels import Qrels
+from recdiv.data.vocab import Vocab
 from recdiv.diversifiers import RerankContext, make_reranker
 from recdiv.eval.context import EvalContext
 from recdiv.eval.evaluate import evaluate
@@ -59,7 +62,10 @@ def test_every_default_moves_the_list(ml100k_u1):
     from recdiv.diversifiers.registry import RERANKERS
 
     ds, split = ml100k_u1
-    ctx = RerankContext(train=split.train, aspects=genre_space(ds))
+    pop = split.train.item_counts()
+    niche = AspectSpace(split.train.items, Vocab(["niche"]),  # FA*IR's protected group: outside the 10 % most popular
+                        sp.csr_matrix((pop < np.quantile(pop, 0.9)).astype(float)[:, None]))
+    ctx = RerankContext(train=split.train, aspects=genre_space(ds), item_groups=niche)
     cands = make_recommender("pop").fit(split.train).recommend(np.unique(split.test.user_index), 500)
     for name in RERANKERS:
         changed, kept = _top_items_changed(cands, make_reranker(name).rerank(cands, 20, ctx), 20)

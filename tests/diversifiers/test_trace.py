@@ -13,10 +13,11 @@ from recdiv.diversifiers.registry import RERANKERS
 from recdiv.testing.examples import example_e, ids
 from recdiv.testing.instances import random_instance
 
-SPLIT = {"MMR", "xQuAD", "NGD", "Calibrated", "Ziegler"}  # rerankers whose objective is relevance + diversity
+SPLIT = {"MMR", "xQuAD", "NGD", "Calibrated", "Ziegler", "MSD", "SSD", "COVER"}  # relevance + diversity objectives
 SETTINGS = [("MMR", {"lambda": 0.5}), ("MMR", {"lambda": 0.8, "variant": "ranksys"}), ("xQuAD", {}),
             ("xQuAD", {"lambda": 0.7, "norm": "zscore"}), ("IASelect", {}), ("PM2", {"lambda": 0.6}),
-            ("NGD", {"lambda": 0.4}), ("DPP", {}), ("Calibrated", {"lambda": 0.5}), ("Ziegler", {"theta_F": 0.6})]
+            ("NGD", {"lambda": 0.4}), ("DPP", {}), ("Calibrated", {"lambda": 0.5}), ("Ziegler", {"theta_F": 0.6}),
+            ("FAIR", {"p": 0.7}), ("MSD", {"lambda": 0.5}), ("SSD", {"window": 3}), ("COVER", {})]
 
 
 def test_every_greedy_builtin_is_covered():

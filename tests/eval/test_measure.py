@@ -108,7 +108,7 @@ def test_kinds_and_direction():
     assert isinstance(parse_measure("HLU_breese"), SystemMeasure)
     assert all(c.KIND in ("per-user", "system", "pairwise") for c in list_measures())
     lower = {c.NAME for c in list_measures() if not c.HIGHER_IS_BETTER}
-    assert lower == {"Gini", "ARP", "PopRSP", "PopREO", "Miscalibration", "ILS", "RMSE", "MAE"}
+    assert lower == {"Gini", "ARP", "PopRSP", "PopREO", "Miscalibration", "ILS", "RMSE", "MAE", "EE-L", "EE-D"}
 
 
 def test_aliases_and_spellings_of_other_tools(monkeypatch):

@@ -3,6 +3,8 @@ distance/popularity example of §B.8, every cell."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -166,12 +168,16 @@ def test_every_disc_measure_takes_every_position_discount(example2, name):
     a `disc` parameter; the discounts that depend on relevance (cascade) in the framework's measures, and a clear
     error where the measure takes discounts of position alone."""
     run, qrels, ctx = example2
+    more = ""
+    if "item_groups" in MEASURES.get(name).NEEDS:  # the aspects serve as item groups
+        ctx = dataclasses.replace(ctx, item_groups=ctx.aspects, cache=type(ctx.cache)())
+        more = ",group=A" if any(p.name == "group" for p in MEASURES.get(name).PARAMS) else ""
     for spec in POSITION_DISCOUNTS:
-        assert np.isfinite(parse_measure(f"{name}(disc={spec})@3").value(run, qrels, ctx)), spec
+        assert np.isfinite(parse_measure(f"{name}(disc={spec}{more})@3").value(run, qrels, ctx)), spec
     (p,) = [p for p in MEASURES.get(name).PARAMS if p.name == "disc"]
     for spec in CASCADE_DISCOUNTS:
         if p.spec is parse_discount:
-            assert np.isfinite(parse_measure(f"{name}(disc={spec})@3").value(run, qrels, ctx)), spec
+            assert np.isfinite(parse_measure(f"{name}(disc={spec}{more})@3").value(run, qrels, ctx)), spec
         else:
             with pytest.raises(ConfigError, match="discounts of position alone: none, log, jk"):
-                parse_measure(f"{name}(disc={spec})@3")
+                parse_measure(f"{name}(disc={spec}{more})@3")

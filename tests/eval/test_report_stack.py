@@ -246,12 +246,14 @@ def test_gini_is_declared_lower_is_better():
 
 
 def test_comparison_report_page():
-    """`Comparison.to_report`: one self-contained page (plotly.js inside, nothing fetched) with the means table, the
-    note saying what was tested and one means chart per measure; text from the data is escaped."""
+    """`recdiv.eval.html.comparison_page`: one self-contained page (plotly.js inside, nothing fetched) with the
+    means table, the note saying what was tested and one means chart per measure; text from the data is escaped."""
     rng = np.random.default_rng(0)
     res = Results({"base": {"nDCG@10": rng.random(30), "ILD@10": rng.random(30)},
                    "<b>x</b>": {"nDCG@10": rng.random(30), "ILD@10": rng.random(30)}})
-    page = res.compare(baseline="base", test="t").to_report("a <title>")
+    from recdiv.eval.html import comparison_page
+
+    page = comparison_page(res.compare(baseline="base", test="t"), "a <title>")
     assert page.startswith("<!DOCTYPE html>") and "<title>a &lt;title&gt;</title>" in page
     assert "<b>x</b>" not in page and "&lt;b&gt;x&lt;/b&gt;" in page
     assert page.count("Plotly.newPlot(") == 2 and "src=\"http" not in page and "t test (two-sided)" in page

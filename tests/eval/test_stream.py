@@ -1,6 +1,6 @@
 """Streamed evaluation (`recdiv.eval.stream`) equals the in-memory evaluation bit for bit: every measure family
-(accuracy, rating, novelty, diversity, popularity, intent-aware with aspects, unified, system-level, pairwise) on
-inputs split into many partitions, runs sorted by user or not, every door."""
+(accuracy, rating, novelty, diversity, popularity, intent-aware with aspects, unified, fairness with item groups,
+system-level, pairwise) on inputs split into many partitions, runs sorted by user or not, every door."""
 
 from __future__ import annotations
 
@@ -21,7 +21,9 @@ def every_measure() -> list[str]:
     out = []
     for name in MEASURES.names():
         cls = MEASURES.get(name)
-        if cls.CUTOFF == "required":
+        if name == "GroupExposure":  # the group is required
+            out += ["GroupExposure(group=G0)@5", "GroupExposure(group=G1)"]
+        elif cls.CUTOFF == "required":
             out += [f"{name}@5", f"{name}@12"]
         elif cls.CUTOFF == "optional":
             out += [name, f"{name}@5"]
@@ -50,7 +52,9 @@ def _write(folder, seed: int, n_users: int, n_items: int, k: int, shuffle: bool)
     run = pd.DataFrame(run_rows, columns=["user", "item", "rank", "score"])
     if shuffle:
         run = run.sample(frac=1.0, random_state=seed)
-    paths = {name: folder / name for name in ("run.txt", "base.txt", "qrels.txt", "train.tsv", "aspects.tsv")}
+    paths = {name: folder / name for name in ("run.txt", "base.txt", "qrels.txt", "train.tsv", "aspects.tsv",
+                                              "groups.tsv")}
+    paths["groups.tsv"].write_text("".join(f"{i}\tG{int(rng.integers(0, 2))}\n" for i in items[: n_items * 2 // 3]))
     paths["run.txt"].write_text("".join(f"{u} Q0 {i} {r} {s!r} t\n" for u, i, r, s in run.itertuples(index=False)))
     paths["base.txt"].write_text("".join(f"{u} Q0 {i} {r} {s!r} t\n" for u, i, r, s in base_rows))
     paths["qrels.txt"].write_text("".join(f"{u} 0 {i} {g}\n" for u, i, g in qrels_rows))
@@ -75,7 +79,7 @@ def _same(a, b) -> None:
 def _both(paths, measures, parts, **kw):
     runs = {"run": paths["run.txt"], "base": paths["base.txt"]}
     common = dict(train=paths["train.tsv"], aspects=paths["aspects.tsv"], previous=paths["base.txt"],
-                  baseline="base", **kw)
+                  item_groups=paths["groups.tsv"], baseline="base", **kw)
     memory = evaluate_files(paths["qrels.txt"], runs, measures, **common)
     streamed = evaluate_stream(paths["qrels.txt"], runs, measures, partitions=parts, **common)
     return memory, streamed
@@ -108,6 +112,16 @@ def _cli(argv, capsys):
     return code, out.out, out.err
 
 
+def without_provenance(stdout: str):
+    """eval's or compare's JSON without its provenance record (it names the command, whose options differ)."""
+    import json
+
+    data = json.loads(stdout)
+    for one in data if isinstance(data, list) else [data]:
+        assert one.pop("provenance")["command"].startswith("recdiv ")
+    return data
+
+
 @pytest.mark.parametrize("command", ["eval", "compare"])
 def test_cli_streams_when_the_runs_exceed_the_budget_and_prints_the_same(tmp_path, capsys, monkeypatch, command):
     import recdiv.eval.ingest as ingest
@@ -125,7 +139,8 @@ def test_cli_streams_when_the_runs_exceed_the_budget_and_prints_the_same(tmp_pat
     monkeypatch.setattr("recdiv.eval.stream.partitions_for", lambda lines, memory: calls.append(lines) or 5)
     streamed = _cli([command, *files, *extra, "--memory", "200M", "--workdir", str(tmp_path / "work")], capsys)
     assert calls and real(10**9, 1 << 30) > 1
-    assert streamed == memory and memory[0] == 0
+    assert streamed[0] == memory[0] == 0 and streamed[2] == memory[2]
+    assert without_provenance(streamed[1]) == without_provenance(memory[1])
     assert "r_max = 5" in memory[2] and "lists for 50 users" not in memory[2]
     assert pd.read_parquet(tmp_path / "u.parquet").equals(in_memory_users)
     assert list((tmp_path / "work").iterdir()) == []  # the temporary partitions are gone

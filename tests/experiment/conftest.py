@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from recdiv.experiment.config import ExperimentConfig, validate
+from recdiv.experiment.spec.experiment import ExperimentConfig, validate
 
 #: the tables the small test experiments share: 20 candidates cut to 5, genre aspects, MMR (λ = 0.5) over them
 SHARED_TABLES = """

@@ -12,7 +12,7 @@ import pytest
 
 from recdiv.data.rankings import Rankings
 from recdiv.data.vocab import Vocab
-from recdiv.experiment.cache import ArrayHasher, Store, hash_config
+from recdiv.experiment.storage.cache import ArrayHasher, Store, hash_config
 
 
 def test_hash_config_is_canonical():

@@ -10,9 +10,9 @@ import pytest
 
 from recdiv.cli import main
 from recdiv.errors import ConfigError
-from recdiv.experiment import runner
-from recdiv.experiment.config import validate
-from recdiv.experiment.runner import run_experiment
+from recdiv.experiment.execution import executors
+from recdiv.experiment.run.runner import run_experiment
+from recdiv.experiment.spec.experiment import validate
 from tests.experiment.conftest import small_toml
 
 SMALL_TOML = small_toml(
@@ -50,7 +50,7 @@ def no_work(monkeypatch):
     def forbidden(*args, **kw):
         raise AssertionError("work started before the experiment was validated")
 
-    monkeypatch.setattr(runner, "run_task", forbidden)
+    monkeypatch.setattr(executors, "run_task", forbidden)
 
 
 def _run_error(data: dict, out) -> str:

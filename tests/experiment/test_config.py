@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from recdiv.errors import ConfigError
-from recdiv.experiment.checks import check_components
-from recdiv.experiment.config import load_experiment, validate
-from recdiv.experiment.demo import DEMO_TOML, demo_config
-from recdiv.experiment.runner import make_executor, plan_systems
+from recdiv.experiment.execution.executors import make_executor
+from recdiv.experiment.plan.systems import plan_systems
+from recdiv.experiment.run.checks import check_components
+from recdiv.experiment.run.demo import DEMO_TOML, demo_config
+from recdiv.experiment.spec.experiment import load_experiment, validate
 from tests.experiment.conftest import tiny_data
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -149,7 +150,7 @@ def test_missing_component_is_named(tiny_config, monkeypatch):
 
 
 def test_unknown_baseline_fails_before_work(tiny_config, tmp_path):
-    from recdiv.experiment.runner import run_experiment
+    from recdiv.experiment.run.runner import run_experiment
 
     data = tiny_data()
     data["statistics"]["baseline"] = "MF"
@@ -177,7 +178,7 @@ def test_systems_grid(tiny_config):
 
 
 def test_cache_keys_follow_what_the_artefacts_depend_on():
-    from recdiv.experiment.runner import plan_models
+    from recdiv.experiment.plan.graph import plan_models
 
     def keys(data):
         return {m.recommender or m.name: (m.fit_key, m.candidates_key, m.latent) for m in plan_models(validate(data),
@@ -199,13 +200,13 @@ def test_cache_keys_follow_what_the_artefacts_depend_on():
 
 def test_cache_keys_follow_the_components_source(monkeypatch):
     """#16.9: a change in a component's code changes its artefacts' keys, so --resume recomputes them."""
-    from recdiv.experiment import runner
+    from recdiv.experiment.plan import graph
 
     def keys():
-        return {m.recommender: m.fit_key for m in runner.plan_models(validate(tiny_data()), "split-hash")}
+        return {m.recommender: m.fit_key for m in graph.plan_models(validate(tiny_data()), "split-hash")}
 
     before = keys()
-    monkeypatch.setattr(runner, "component_source", lambda kind, name: "changed" if name == "pure-svd" else "same")
+    monkeypatch.setattr(graph, "component_source", lambda kind, name: "changed" if name == "pure-svd" else "same")
     after = keys()
     assert after["SVD"] != before["SVD"]
 

@@ -11,9 +11,10 @@ import pytest
 
 from recdiv.errors import ConfigError
 from recdiv.eval.meta.discriminative import discriminative_power
-from recdiv.experiment.config import validate
-from recdiv.experiment.report import dataset_results, read_results
-from recdiv.experiment.runner import run_experiment
+from recdiv.experiment.report.summary import dataset_results
+from recdiv.experiment.run.runner import run_experiment
+from recdiv.experiment.spec.experiment import validate
+from recdiv.experiment.storage.folder import read_results
 from tests.experiment.conftest import tiny_data
 
 META = {"analyses": ["dp", "asl", "sparsity", "popularity", "perturbation"], "measures": ["nDCG@5", "P@5"],
@@ -63,9 +64,11 @@ def _recdiv_meta(config, spec: str, tmp_path, measures: list[str], capsys) -> di
     §F.7; α-nDCG's ideal by the id's text, so α-nDCG matches only on a dataset with text ids); aspects are named by
     their index in the space (ties by aspect index)."""
     from recdiv.cli import main
-    from recdiv.experiment.stages import build_explicit_space, load_data, load_split
+    from recdiv.experiment.plan.inputs import Inputs
+    from recdiv.experiment.tasks.spaces import build_explicit_space
 
-    split, _ = load_split(config, 0, spec)
+    inputs = Inputs(config)
+    split, _ = inputs.split(0, spec)
     test = split.test.matrix.tocoo()
 
     def text(ids) -> list[str]:
@@ -78,7 +81,7 @@ def _recdiv_meta(config, spec: str, tmp_path, measures: list[str], capsys) -> di
                                           zip(test.row, test.col, test.data)))
     (d / "one.run").write_text("".join(f"{uid[u]} Q0 {iid[i]} 1 1 one\n" for u, i in
                                        dict(zip(test.row, test.col)).items()))
-    space = build_explicit_space(config.aspects[0], load_data(config, 0)[0])
+    space = build_explicit_space(config.aspects[0], inputs.dataset(0)[0])
     member = space.membership.tocoo()
     (d / "aspects.tsv").write_text("".join(f"{iid[i]}\ta{a:03d}\n" for i, a in zip(member.row, member.col)))
     capsys.readouterr()

@@ -16,10 +16,10 @@ import pytest
 
 from recdiv.cli import main
 from recdiv.errors import ConfigError, DataError
-from recdiv.experiment import stages
-from recdiv.experiment.config import validate
-from recdiv.experiment.folder import MANIFEST, PENDING, RESULT_FILES, read_results
-from recdiv.experiment.runner import run_experiment
+from recdiv.experiment.run.runner import run_experiment
+from recdiv.experiment.spec.experiment import validate
+from recdiv.experiment.storage.folder import MANIFEST, PENDING, RESULT_FILES, read_results
+from recdiv.experiment.tasks import system as system_task
 from tests.experiment.conftest import small_toml
 
 TOML = small_toml(
@@ -104,7 +104,7 @@ def test_a_failing_run_leaves_the_results_of_the_folder(copy, capsys):
 @pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt])
 def test_a_run_that_crashes_mid_way_leaves_the_results_of_the_folder(copy, monkeypatch, error):
     before = _snapshot(copy)
-    real = stages.evaluate_ranking
+    real = system_task.evaluate_ranking
     calls = {"n": 0}
 
     def failing(*args, **kw):
@@ -113,13 +113,13 @@ def test_a_run_that_crashes_mid_way_leaves_the_results_of_the_folder(copy, monke
             raise error("simulated crash")
         return real(*args, **kw)
 
-    monkeypatch.setattr(stages, "evaluate_ranking", failing)
+    monkeypatch.setattr(system_task, "evaluate_ranking", failing)
     data = tomllib.loads(TOML)
     data["metrics"]["measures"].append("nDCG@5")  # same experiment, more work
     with pytest.raises(error):
         run_experiment(validate(data, "one.toml"), copy, resume=True, progress=False)
     assert _snapshot(copy) == before
-    monkeypatch.setattr(stages, "evaluate_ranking", real)
+    monkeypatch.setattr(system_task, "evaluate_ranking", real)
     run_experiment(validate(data, "one.toml"), copy, resume=True, progress=False)
     assert "nDCG@5" in set(pd.read_parquet(copy / "scores.parquet")["measure"])
 

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from recdiv.experiment.config import load_experiment
-from recdiv.experiment.runner import run_experiment
+from recdiv.experiment.run.runner import run_experiment
+from recdiv.experiment.spec.experiment import load_experiment
 
 pytestmark = pytest.mark.slow
 

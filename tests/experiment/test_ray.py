@@ -15,10 +15,15 @@ import pandas as pd
 import pytest
 
 from recdiv.cli import main
-from recdiv.experiment import runner
-from recdiv.experiment.config import validate
-from recdiv.experiment.report import read_results, summarize
-from recdiv.experiment.runner import run_experiment
+from recdiv.experiment.execution import executors
+from recdiv.experiment.plan.graph import plan_split
+from recdiv.experiment.plan.systems import plan_systems
+from recdiv.experiment.report.summary import summarize
+from recdiv.experiment.run.runner import run_experiment
+from recdiv.experiment.spec.experiment import validate
+from recdiv.experiment.storage.cache import Store
+from recdiv.experiment.storage.folder import read_results
+from recdiv.experiment.tasks.environment import TaskEnv
 from tests.experiment.conftest import TINY_TOML, tiny_data
 
 if os.environ.get("CI", "").lower() == "true":
@@ -47,7 +52,7 @@ def ray_session():
     if ray.is_initialized():
         ray.shutdown()
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING,
-             object_store_memory=runner.RAY_OBJECT_STORE_BYTES)
+             object_store_memory=executors.RAY_OBJECT_STORE_BYTES)
     yield ray
     ray.shutdown()
 
@@ -106,13 +111,13 @@ def _resume_through_the_command_line(root, capsys):
 def _task_errors_reach_the_caller(tmp_path):
     """A failing remote task stops the run with its own error type (here: a missing candidates artefact)."""
     config = _config()
-    env_base = {"store_root": str(tmp_path), "resume": True, "since_ns": 0, "config": config.model_dump(mode="json")}
-    tasks = runner.plan_split(config, runner.plan_systems(config), env_base, 0, "kfold:2:1", "d", "s", 0)
+    env = TaskEnv.create(config, Store(tmp_path, resume=True, since_ns=0))
+    tasks = plan_split(config, plan_systems(config), 0, "kfold:2:1", "d", "s", 0)
     system_task = next(t for t in tasks if t.kind == "system")
-    executor = runner.make_executor(2, "ray")
+    executor = executors.make_executor(2, "ray")
     try:
         with pytest.raises(RuntimeError, match="missing from the store"):
-            executor.submit(runner.run_task, system_task).result(timeout=120)
+            executor.submit(env, system_task).result(timeout=120)
     finally:
         executor.shutdown(cancel_futures=True)
     assert ray.is_initialized()
@@ -125,15 +130,15 @@ def test_ray_executor_starts_and_stops_its_own_local_instance(monkeypatch):
     monkeypatch.setattr(ray, "init", lambda **kw: calls.append(("init", kw)))
     monkeypatch.setattr(ray, "shutdown", lambda: calls.append(("shutdown", {})))
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
-    executor = runner.make_executor(3, "ray")
+    executor = executors.make_executor(3, "ray")
     executor.shutdown()
     quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING,
              "ignore_reinit_error": True}
-    assert calls == [("init", {"num_cpus": 3, "object_store_memory": runner.RAY_OBJECT_STORE_BYTES,
-                               "runtime_env": {"env_vars": runner.WORKER_THREAD_ENV}, **quiet}),
+    assert calls == [("init", {"num_cpus": 3, "object_store_memory": executors.RAY_OBJECT_STORE_BYTES,
+                               "runtime_env": {"env_vars": executors.WORKER_THREAD_ENV}, **quiet}),
                      ("shutdown", {})]
-    assert runner.WORKER_THREAD_ENV["NUMBA_NUM_THREADS"] == "1"
+    assert executors.WORKER_THREAD_ENV["NUMBA_NUM_THREADS"] == "1"
     calls.clear()
     monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:6379")
-    runner.make_executor(3, "ray").shutdown()
+    executors.make_executor(3, "ray").shutdown()
     assert calls[0][0] == "init" and "num_cpus" not in calls[0][1] and calls[1][0] == "shutdown"

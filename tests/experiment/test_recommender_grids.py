@@ -13,8 +13,9 @@ from recdiv.data.qrels import Qrels
 from recdiv.data.splits import holdout_split, make_split
 from recdiv.errors import ConfigError
 from recdiv.eval import EvalContext, parse_measure
-from recdiv.experiment.config import validate
-from recdiv.experiment.runner import plan_systems, run_experiment
+from recdiv.experiment.plan.systems import plan_systems
+from recdiv.experiment.run.runner import run_experiment
+from recdiv.experiment.spec.experiment import validate
 from tests.experiment.conftest import tiny_data
 
 

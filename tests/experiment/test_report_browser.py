@@ -12,7 +12,7 @@ import shutil
 
 import pytest
 
-from recdiv.experiment.demo import run_demo
+from recdiv.experiment.run.demo import run_demo
 from tests.browser import layout_check
 
 

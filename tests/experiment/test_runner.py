@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from recdiv.cli import main
-from recdiv.experiment import stages
-from recdiv.experiment.config import validate
-from recdiv.experiment.runner import run_experiment
+from recdiv.experiment.run.runner import run_experiment
+from recdiv.experiment.spec.experiment import validate
+from recdiv.experiment.tasks import system as system_task
 from tests.experiment.conftest import TINY_TOML, tiny_data
 
 # 2 splits × (2 recommenders + 9 diversified systems)
@@ -58,7 +58,17 @@ def test_outputs(first):
 
 
 def test_inline_run_keeps_no_dataset_in_the_process(first):
-    assert stages._MEMO == {}  # datasets, splits and contexts memoised by the inline tasks are dropped at the end
+    """The datasets, splits and contexts of inline tasks live in the run's own `Inputs`, which goes with the run;
+    the main process never holds a worker's environment."""
+    import gc
+
+    from recdiv.experiment.execution import workers
+    from recdiv.experiment.plan.inputs import Inputs
+    from recdiv.experiment.tasks.environment import TaskEnv
+
+    gc.collect()
+    assert not [o for o in gc.get_objects() if isinstance(o, Inputs | TaskEnv)]
+    assert workers._served is None
 
 
 def test_baseline_scores_match_direct_evaluation(first):
@@ -98,7 +108,7 @@ def test_resume_does_no_work_and_gives_identical_results(first, tiny_file, capsy
 def test_interrupted_run_resumes_to_identical_results(first, tmp_path, monkeypatch, error):
     config, _, _, scores = first
     out = tmp_path / "out"
-    real = stages.evaluate_ranking
+    real = system_task.evaluate_ranking
     calls = {"n": 0}
 
     def failing(*args, **kw):
@@ -107,13 +117,13 @@ def test_interrupted_run_resumes_to_identical_results(first, tmp_path, monkeypat
             raise error("simulated crash")
         return real(*args, **kw)
 
-    monkeypatch.setattr(stages, "evaluate_ranking", failing)
+    monkeypatch.setattr(system_task, "evaluate_ranking", failing)
     with pytest.raises(error):
         _run(config, out, report=False)
     assert not list(out.rglob(".*.tmp"))  # nothing half-written
     assert len(list((out / "cache" / "scores").rglob("*.parquet"))) == 7
     assert not (out / "scores.parquet").exists()
-    monkeypatch.setattr(stages, "evaluate_ranking", real)
+    monkeypatch.setattr(system_task, "evaluate_ranking", real)
     result = _run(config, out, resume=True, report=False)
     assert result.computed["scores"] == 2 * N_SYSTEMS - 7
     assert result.cached["scores"] == 7

@@ -1,6 +1,7 @@
 """#15.4: a `--resume` of an unchanged experiment does no work and keeps its report (the stamps of the manifest,
-`recdiv.experiment.stamps`); every kind of change — configuration, source code, data file, damaged cache artefact,
-damaged result file, damaged or missing report file — is recomputed or rebuilt, and `recdiv report` always rebuilds."""
+`recdiv.experiment.storage.stamps`); every kind of change — configuration, source code, data file, damaged cache
+artefact, damaged result file, damaged or missing report file — is recomputed or rebuilt, and `recdiv report` always
+rebuilds."""
 
 from __future__ import annotations
 
@@ -14,10 +15,13 @@ import pytest
 
 from recdiv.cli import main
 from recdiv.diversifiers.random import Random
-from recdiv.experiment import report, runner, stamps
-from recdiv.experiment.config import validate
-from recdiv.experiment.folder import MANIFEST, read_results
-from recdiv.experiment.runner import run_experiment
+from recdiv.experiment.plan.inputs import Inputs
+from recdiv.experiment.report import build as report
+from recdiv.experiment.run import runner
+from recdiv.experiment.run.runner import run_experiment
+from recdiv.experiment.spec.experiment import validate
+from recdiv.experiment.storage import stamps
+from recdiv.experiment.storage.folder import MANIFEST, read_results
 
 TOML = """
 name = "stamped"
@@ -101,7 +105,7 @@ def _forbid(monkeypatch, *names: str) -> None:
         raise AssertionError("this resume should have been skipped")
 
     for name in names:
-        monkeypatch.setattr(*{"run": (runner, "check_run"), "data": (runner, "load_data"),
+        monkeypatch.setattr(*{"run": (runner, "check_run"), "data": (Inputs, "dataset"),
                               "report": (report, "_build_report")}[name], forbidden)
 
 

@@ -88,7 +88,7 @@ def test_sigkill_of_the_main_process_leaves_no_worker_and_no_temporary_folder(tm
 
 IDLE_POOL = """
 import time
-from recdiv.experiment.runner import make_executor
+from recdiv.experiment.execution.executors import make_executor
 pool = make_executor(2, "local")  # the forkserver is up; no worker has started yet
 print("ready", flush=True)
 time.sleep(600)
@@ -97,7 +97,7 @@ time.sleep(600)
 
 def test_sigkill_before_any_worker_started_leaves_no_temporary_folder(tmp_path):
     """The forkserver (and its ``pymp-*`` folder) starts before the first task; a SIGKILL then, with no worker to
-    notice it, must not leave the folder behind (`recdiv.experiment.janitor`)."""
+    notice it, must not leave the folder behind (`recdiv.experiment.execution.janitor`)."""
     tmp = Path(tempfile.mkdtemp(prefix="rd-", dir="/tmp"))
     mark = uuid.uuid4().hex
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp), "RECDIV_TEST_MARK": mark}
@@ -117,7 +117,7 @@ def test_only_the_forkserver_acts_on_the_janitor_variable(tmp_path, monkeypatch)
     environment (so the workers it forks, and their subprocesses, never see it) and removes pymp-* folders only."""
     import importlib
 
-    from recdiv.experiment import janitor
+    from recdiv.experiment.execution import janitor
 
     folder = tmp_path / "pymp-keep"
     folder.mkdir()

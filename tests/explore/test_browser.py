@@ -12,8 +12,9 @@ import tomllib
 import pandas as pd
 import pytest
 
-from recdiv.experiment.config import validate
-from recdiv.experiment.runner import plan_systems, run_experiment
+from recdiv.experiment.plan.systems import plan_systems
+from recdiv.experiment.run.runner import run_experiment
+from recdiv.experiment.spec.experiment import validate
 from recdiv.explore.server import serve
 from tests.explore.conftest import synthetic_state
 

@@ -12,8 +12,9 @@ import pandas as pd
 import pytest
 
 from recdiv.cli import main as cli
-from recdiv.experiment.config import validate
-from recdiv.experiment.runner import plan_systems, run_experiment
+from recdiv.experiment.plan.systems import plan_systems
+from recdiv.experiment.run.runner import run_experiment
+from recdiv.experiment.spec.experiment import validate
 from recdiv.explore.catalog import Catalog, DatasetChoice
 from recdiv.explore.engine import Engine
 from recdiv.explore.export import experiment_toml, run_text

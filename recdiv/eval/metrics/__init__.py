@@ -11,6 +11,7 @@ from recdiv.eval.metrics import diversity  # noqa: F401
 from recdiv.eval.metrics import categories  # noqa: F401
 from recdiv.eval.metrics import popularity  # noqa: F401
 from recdiv.eval.metrics import exposure  # noqa: F401
+from recdiv.eval.metrics import fairness  # noqa: F401
 from recdiv.eval.metrics import intent_aware  # noqa: F401
 from recdiv.eval.metrics import intent_utility  # noqa: F401
 from recdiv.eval.metrics import unified  # noqa: F401

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from recdiv import __version__
 from recdiv.data.rankings import Rankings
 from recdiv.data.textio import atomic_write
 from recdiv.data.vocab import Vocab
@@ -68,8 +69,6 @@ def _canonical(obj: Any) -> Any:
 
 def hash_config(*parts: Any) -> str:
     """SHA-256 (hex) of JSON-serialisable parts (dict keys sorted, 1.0 == 1)."""
-    from recdiv import __version__
-
     payload = json.dumps([CACHE_VERSION, __version__, *map(_canonical, parts)], sort_keys=True, default=str)
     return hashlib.sha256(payload.encode()).hexdigest()
 

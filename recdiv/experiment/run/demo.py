@@ -12,8 +12,8 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from recdiv.experiment.config import ExperimentConfig, validate
-from recdiv.experiment.runner import RunResult, run_experiment
+from recdiv.experiment.run.runner import RunResult, run_experiment
+from recdiv.experiment.spec.experiment import ExperimentConfig, validate
 
 DEMO_TOML = """\
 # The experiment of `recdiv demo` (`make demo`): the embedded synthetic dataset, offline, < 1 minute on 2 cores.

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from recdiv.experiment.cache import hash_config, write_json
-from recdiv.experiment.config import ExperimentConfig
+from recdiv.experiment.plan.graph import SystemPlan
+from recdiv.experiment.spec.experiment import ExperimentConfig
+from recdiv.experiment.storage.cache import hash_config, write_json
+from recdiv.experiment.tasks.contexts import eval_context
+from recdiv.experiment.tasks.environment import TaskEnv
 
 ROBUSTNESS = ("sparsity", "popularity")
 SPLIT_ANALYSES = (*ROBUSTNESS, "perturbation")
@@ -60,11 +62,11 @@ def meta_from_results(config: ExperimentConfig, res):
                       per_user={m: res.matrix(m) for m in measures})
 
 
-def split_analyses(config: ExperimentConfig, env_base: dict[str, Any], index, out: Path) -> None:
+def split_analyses(env: TaskEnv, index, out: Path) -> None:
     """Robustness curves (mean over the splits) and perturbation experiments (pooled over the splits) of every
-    dataset into out/meta.json; each split's part is cached in the store."""
-    from recdiv.experiment.stages import Env
-
+    dataset into out/meta.json (`index`: (dataset, split, plan) of every system task); each split's part is cached
+    in the store."""
+    config = env.config
     analyses = [a for a in config.meta.analyses if a in SPLIT_ANALYSES] if config.meta else []
     path = out / "meta.json"
     if not analyses:
@@ -80,16 +82,16 @@ def split_analyses(config: ExperimentConfig, env_base: dict[str, Any], index, ou
     curves: dict[str, dict[str, dict]] = {}
     pooled: dict[str, dict[str, list]] = {}
     for (dataset, spec), plans in per_split.items():
-        env = Env(dataset=datasets[dataset], split=spec, **env_base)
+        di = datasets[dataset]
         if robust:
-            for name, part in _split_robustness(config, env, plans, robust, measures).items():
+            for name, part in _split_robustness(env, di, spec, plans, robust, measures).items():
                 slot = curves.setdefault(dataset, {}).setdefault(name, {"levels": part["levels"], "splits": 0,
                                                                         "mean_tau": {}})
                 slot["splits"] += 1
                 for m, v in part["mean_tau"].items():
                     slot["mean_tau"].setdefault(m, []).append(v)
         if "perturbation" in analyses:
-            for fam, part in _split_perturbation(config, env, plans[0], measures).items():
+            for fam, part in _split_perturbation(env, di, spec, plans[0], measures).items():
                 pooled.setdefault(dataset, {}).setdefault(fam, []).append(part)
     for sets in curves.values():
         for slot in sets.values():
@@ -102,12 +104,13 @@ def split_analyses(config: ExperimentConfig, env_base: dict[str, Any], index, ou
     write_json(path, curves)
 
 
-def _split_robustness(config: ExperimentConfig, env, plans, analyses: list[str], measures: list[str]) -> dict:
-    """{analysis: {levels, mean_tau: {measure: τ_b per level}}} of one split (cached: the systems' scores keys
-    cover their lists and the evaluation settings)."""
+def _split_robustness(env: TaskEnv, di: int, spec: str, plans: list[SystemPlan], analyses: list[str],
+                      measures: list[str]) -> dict:
+    """{analysis: {levels, mean_tau: {measure: τ_b per level}}} of split `spec` of dataset `di` (cached: the systems'
+    scores keys cover their lists and the evaluation settings)."""
     from recdiv.eval.meta.study import meta_study
-    from recdiv.experiment.stages import _eval_context, load_split
 
+    config = env.config
     opts = options(config)
     store = env.store
     key = hash_config("meta-robustness", sorted((p.system.name, p.scores_key) for p in plans), measures, analyses,
@@ -115,7 +118,7 @@ def _split_robustness(config: ExperimentConfig, env, plans, analyses: list[str],
     cached = store.load_json("meta", key)
     if cached is not None:
         return cached
-    split, _ = load_split(config, env.dataset, env.split)
+    split, _ = env.inputs.split(di, spec)
     runs = {}
     for plan in plans:
         s = plan.system
@@ -124,7 +127,7 @@ def _split_robustness(config: ExperimentConfig, env, plans, analyses: list[str],
             runs[s.name] = cands.truncate(config.candidates.k)
         else:
             runs[s.name] = store.load_rankings("rerank", plan.ranking_key, split.train.users, split.train.items)
-    qrels, ctx = _eval_context(env, split, plans[0].eval_aspect_key)
+    qrels, ctx = eval_context(env, di, spec, plans[0].eval_aspect_key)
     study = meta_study(runs, qrels, measures, ctx, analyses, opts)
     part = {name: {"levels": getattr(study, name).levels.tolist(),
                    "mean_tau": {m: [None if np.isnan(x) else float(x) for x in v]
@@ -133,15 +136,14 @@ def _split_robustness(config: ExperimentConfig, env, plans, analyses: list[str],
     return part
 
 
-def _split_perturbation(config: ExperimentConfig, env, plan, measures: list[str]
+def _split_perturbation(env: TaskEnv, di: int, spec: str, plan: SystemPlan, measures: list[str]
                         ) -> dict[str, tuple[np.ndarray, list[np.ndarray]]]:
-    """{family: (levels, [levels × users values of each measure])} of one split: the distinct levels of
-    `family_systems` and their per-user values (cached per family)."""
+    """{family: (levels, [levels × users values of each measure])} of split `spec` of dataset `di`: the distinct
+    levels of `family_systems` and their per-user values (cached per family)."""
     from recdiv.eval.meta.perturbation import family_systems, ideal_trace, perturbation_values
-    from recdiv.experiment.stages import _eval_context, load_split
 
-    store = env.store
-    split, sfp = load_split(config, env.dataset, env.split)
+    config, store = env.config, env.store
+    _, sfp = env.inputs.split(di, spec)
     settings = config.metrics.model_dump(mode="json", exclude={"measures"})
     out, trace = {}, None
     for fam in config.meta.perturbation_families:
@@ -149,7 +151,7 @@ def _split_perturbation(config: ExperimentConfig, env, plan, measures: list[str]
                           config.meta.perturbation_k, fam)
         a = store.load_arrays("meta", key)
         if a is None:
-            qrels, ctx = _eval_context(env, split, plan.eval_aspect_key)
+            qrels, ctx = eval_context(env, di, spec, plan.eval_aspect_key)
             if trace is None:
                 trace = ideal_trace(qrels, ctx.aspects, config.meta.perturbation_k)
             systems = family_systems(trace, fam)

@@ -1,4 +1,4 @@
-"""Hyperparameter selection of recommenders with `grid` and `select` (`recdiv.experiment.config.SelectConfig`).
+"""Hyperparameter selection of recommenders with `grid` and `select` (`recdiv.experiment.spec.sections.SelectConfig`).
 
 For each split, in the runner's process before the split's tasks are planned: hold out `select.validation` of every
 user's training interactions (`holdout_split`, seeded by the experiment seed), fit every grid point on the rest,
@@ -15,23 +15,24 @@ from typing import Any
 
 import pandas as pd
 
+from recdiv.data.qrels import Qrels
 from recdiv.errors import ConfigError
-from recdiv.experiment.cache import Store, hash_config
-from recdiv.experiment.config import ExperimentConfig, RecommenderSpec
+from recdiv.experiment.plan.graph import recommender_params
+from recdiv.experiment.plan.inputs import Inputs
+from recdiv.experiment.spec.sections import RecommenderSpec
+from recdiv.experiment.storage.cache import Store, hash_config
 
 
-def search(config: ExperimentConfig, di: int, spec: str, rec: RecommenderSpec, store: Store) -> pd.DataFrame:
+def search(inputs: Inputs, di: int, spec: str, rec: RecommenderSpec, store: Store) -> pd.DataFrame:
     """One row per grid point: params (JSON), value of select.measure on the validation split, chosen (bool)."""
-    from recdiv.experiment.stages import load_split, recommender_params
-
-    split, sfp = load_split(config, di, spec)
+    config = inputs.config
+    split, sfp = inputs.split(di, spec)
     key = hash_config("select", sfp, rec.model_dump(mode="json"), config.seed, config.candidates.k,
                       config.metrics.threshold, config.metrics.population)
     table = store.load_frame("select", key)
     if table is not None:
         return table
     from recdiv.algorithms.registry import make_recommender
-    from recdiv.data.qrels import Qrels
     from recdiv.data.splits import holdout_split
     from recdiv.eval import EvalContext, parse_measure
     from recdiv.eval.results import higher_is_better
@@ -60,15 +61,15 @@ def search(config: ExperimentConfig, di: int, spec: str, rec: RecommenderSpec, s
     return table
 
 
-def selected_params(config: ExperimentConfig, di: int, spec: str, store: Store,
+def selected_params(inputs: Inputs, di: int, spec: str, store: Store,
                     record: dict | None = None) -> dict[str, dict[str, Any]]:
     """{recommender key: chosen grid point} of every recommender with `select` on this split; `record` (if given)
     receives {key: {"measure", "validation", "chosen", "values": [{"params", "value"}]}}."""
     out = {}
-    for rec in config.recommenders:
+    for rec in inputs.config.recommenders:
         if rec.select is None:
             continue
-        table = search(config, di, spec, rec, store)
+        table = search(inputs, di, spec, rec, store)
         chosen = json.loads(table.loc[table["chosen"], "params"].iloc[0])
         out[rec.key] = chosen
         if record is not None:

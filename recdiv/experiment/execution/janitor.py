@@ -4,7 +4,7 @@ multiprocessing temporary folder (``pymp-*``, which holds the forkserver's socke
 Only the main process's exit handlers would remove that folder, so a main process killed with SIGKILL left it
 behind. The forkserver ends whenever the main process does (its pipe from the main process reaches EOF), SIGKILL
 included, and exits through Python's normal shutdown, so an `atexit` handler registered here runs then; the
-workers it forks leave with ``os._exit`` and never run it. `runner.make_executor` names the folder (and its own
+workers it forks leave with ``os._exit`` and never run it. `executors.PoolExecutor` names the folder (and its own
 pid) in the environment variable `TEMPDIR_ENV` only while it starts the forkserver; the forkserver removes the
 variable when it imports this module, before it forks any worker, so no other process acts on it.
 """

@@ -12,43 +12,34 @@ reported before the first dataset is computed. Every error names the experiment 
 
 from __future__ import annotations
 
-import importlib
+import contextlib
 from pathlib import Path
 
-from recdiv.errors import ConfigError, RecdivError
-from recdiv.experiment.config import ExperimentConfig, check_component_params, latent_kind
-from recdiv.experiment.folder import check_output
-from recdiv.experiment.stages import component, load_data, side_information
+from recdiv.errors import RecdivError
+from recdiv.experiment.execution.executors import check_executor
+from recdiv.experiment.plan.inputs import Inputs
+from recdiv.experiment.plan.systems import System, baselines
+from recdiv.experiment.spec.components import check_component_params, latent_kind
+from recdiv.experiment.spec.experiment import ExperimentConfig
+from recdiv.experiment.storage.folder import check_output
+from recdiv.experiment.tasks.model import side_information
 
 #: item similarities of aspect spaces (`recdiv.aspects.similarity.similarity_from_name`)
 SIMILARITIES = ("cosine", "jaccard", "latent-cosine", "pearson")
 
 
-def check_run(config: ExperimentConfig, out: Path, *, resume: bool = False, force: bool = False, jobs: int = 1,
-              backend: str = "local", systems: list | None = None, option: str = "--out") -> None:
+def check_run(config: ExperimentConfig, out: Path, *, inputs: Inputs | None = None, resume: bool = False,
+              force: bool = False, jobs: int = 1, backend: str = "local", systems: list[System] | None = None,
+              option: str = "--out") -> None:
     """Validate the whole run (see the module docstring); ConfigError / DataError naming the file and key
-    (`option`: where the output folder came from, for its errors)."""
+    (`option`: where the output folder came from, for its errors). `inputs`: where the datasets are loaded (the
+    run's own, so that the first dataset stays loaded for the run)."""
     check_executor(jobs, backend)
     check_output(config, out, resume=resume, force=force, option=option)
     check_components(config)
     if systems is not None:
-        from recdiv.experiment.report import baselines
-
         _checked(config, "statistics.baseline", baselines, config, [s.to_json() for s in systems])
-    check_datasets(config)
-
-
-def check_executor(jobs: int, backend: str) -> None:
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ConfigError(f"--jobs must be a positive integer, got {jobs!r}")
-    if backend == "ray":
-        try:
-            importlib.import_module("ray")
-        except ModuleNotFoundError:
-            raise ConfigError("--backend ray needs the optional `ray` package (pip install 'recdiv[ray]'); "
-                              "use --backend local") from None
-    elif backend != "local":
-        raise ConfigError(f"unknown backend {backend!r} (local, ray)")
+    check_datasets(config, inputs or Inputs(config))
 
 
 def _checked(config: ExperimentConfig, where: str, make, *args, **kw):
@@ -66,22 +57,38 @@ def _strip(msg: str, where: str) -> str:
     return msg.removeprefix(f"{where}: ")
 
 
+@contextlib.contextmanager
+def _needed(config: ExperimentConfig, what: str):
+    """A recdiv module that the experiment needs and this installation lacks: a ConfigError naming it."""
+    try:
+        yield
+    except ModuleNotFoundError as e:
+        if e.name and (e.name == "recdiv" or e.name.startswith("recdiv.")):
+            raise config.error("", f"{what}: {e.name} is not available in this installation") from None
+        raise
+
+
 def check_components(config: ExperimentConfig) -> None:
     """Import every component the experiment names and validate every parameter setting before any work: names
     (any spelling, ``module:Class``, entry points), typed parameters of every grid point, capabilities and
     aspect-space options (`check_component_params`), similarities, selection measures, metrics and statistics."""
-    c = _component(config)
-    c("recdiv.data.load", "loading datasets")
-    c("recdiv.data.splits", "splitting datasets")
-    c("recdiv.algorithms.registry", "the recommenders")
-    c("recdiv.aspects.kinds", "the aspect spaces")
+    with _needed(config, "loading datasets"):
+        import recdiv.data.load
+    with _needed(config, "splitting datasets"):
+        import recdiv.data.splits
+    with _needed(config, "the recommenders"):
+        import recdiv.algorithms.registry
+    with _needed(config, "the aspect spaces"):
+        import recdiv.aspects.kinds
     if config.diversifiers:
-        c("recdiv.diversifiers.registry", "the diversifiers")
+        with _needed(config, "the diversifiers"):
+            import recdiv.diversifiers.registry  # noqa: F401
     _checked(config, "", check_component_params, config)
-    ev = c("recdiv.eval", "the metrics")
+    with _needed(config, "the metrics"):
+        from recdiv.eval import parse_measure
     for i, r in enumerate(config.recommenders):
         if r.select is not None:
-            _checked(config, f"recommenders[{i}].select.measure", ev.parse_measure, r.select.measure)
+            _checked(config, f"recommenders[{i}].select.measure", parse_measure, r.select.measure)
     for i, a in enumerate(config.aspects):
         if a.similarity is not None:
             _check_similarity(config, f"aspects[{i}].similarity", a.similarity, a)
@@ -89,21 +96,12 @@ def check_components(config: ExperimentConfig) -> None:
         space = next((a for a in config.aspects if a.name == config.evaluation_aspects), None)
         _check_similarity(config, "metrics.similarity", config.metrics.similarity, space)
     for i, m in enumerate(config.metrics.measures):
-        _checked(config, f"metrics.measures[{i}]", ev.parse_measure, m)
-    sig = c("recdiv.eval.stats.significance", "the statistics")
-    corr = c("recdiv.eval.stats.corrections", "the statistics")
-    _checked(config, "statistics.test", sig.canonical_test, config.statistics.test)
-    _checked(config, "statistics.correction", corr.canonical_correction, config.statistics.correction)
-
-
-def _component(config: ExperimentConfig):
-    def get(module: str, needed_for: str):
-        try:
-            return component(module, needed_for)
-        except ConfigError as e:
-            raise config.error("", e) from None
-
-    return get
+        _checked(config, f"metrics.measures[{i}]", parse_measure, m)
+    with _needed(config, "the statistics"):
+        from recdiv.eval.stats.corrections import canonical_correction
+        from recdiv.eval.stats.significance import canonical_test
+    _checked(config, "statistics.test", canonical_test, config.statistics.test)
+    _checked(config, "statistics.correction", canonical_correction, config.statistics.correction)
 
 
 def _check_similarity(config: ExperimentConfig, where: str, name: str, space) -> None:
@@ -118,28 +116,30 @@ def _latent_kind(config: ExperimentConfig, space) -> str | None:
     explicit space."""
     if space.kind != "latent":
         return None
-    algos = component("recdiv.algorithms.registry", "the recommenders")
+    from recdiv.algorithms.registry import RECOMMENDERS
+
     source = space.model or {r.key: r.name for r in config.recommenders}[space.recommender]
-    return latent_kind(algos.RECOMMENDERS.entry(source).capabilities)
+    return latent_kind(RECOMMENDERS.entry(source).capabilities)
 
 
-def check_datasets(config: ExperimentConfig) -> None:
+def check_datasets(config: ExperimentConfig, inputs: Inputs) -> None:
     """Every dataset and split spec: first without data (all datasets), then with it (see the module docstring).
 
-    Datasets are loaded second to last first, so that the first one — the one the run starts with — stays loaded
-    (`stages.load_data` keeps one dataset in memory): an experiment with one dataset loads it once."""
-    load = component("recdiv.data.load", "loading datasets")
-    splits = component("recdiv.data.splits", "splitting datasets")
+    Datasets are loaded into `inputs` second to last first, so that the first one — the one the run starts with —
+    stays loaded (`Inputs` keeps one dataset in memory): an experiment with one dataset loads it once."""
+    from recdiv.data.load import check_options, dataset_loader
+    from recdiv.data.splits import check_split, parse_split_spec
+
     for i, d in enumerate(config.datasets):
-        fmt, loader, _ = _checked(config, f"datasets[{i}].name", load.dataset_loader, d.name, d.data_dir)
-        _checked(config, f"datasets[{i}].options", load.check_options, fmt, loader, d.options)
+        fmt, loader, _ = _checked(config, f"datasets[{i}].name", dataset_loader, d.name, d.data_dir)
+        _checked(config, f"datasets[{i}].options", check_options, fmt, loader, d.options)
         for j, spec in enumerate(d.splits):
-            _checked(config, f"datasets[{i}].splits[{j}]", splits.parse_split_spec, spec)
+            _checked(config, f"datasets[{i}].splits[{j}]", parse_split_spec, spec)
     n = len(config.datasets)
     for i in [*range(1, n), 0]:
-        dataset, _ = _checked(config, f"datasets[{i}]", load_data, config, i)
+        dataset, _ = _checked(config, f"datasets[{i}]", inputs.dataset, i)
         for j, spec in enumerate(config.datasets[i].splits):
-            _checked(config, f"datasets[{i}].splits[{j}]", splits.check_split, dataset, spec)
+            _checked(config, f"datasets[{i}].splits[{j}]", check_split, dataset, spec)
         _check_attributes(config, i, dataset)
 
 
@@ -151,7 +151,8 @@ def _check_attributes(config: ExperimentConfig, i: int, dataset) -> None:
         if a.kind == "explicit" and a.attribute not in dataset.attributes:
             raise config.error(f"aspects[{k}].attribute", f"dataset {label!r} (datasets[{i}]) has no item attribute "
                                                           f"{a.attribute!r} (its attributes: {have})")
-    algos = component("recdiv.algorithms.registry", "the recommenders")
+    from recdiv.algorithms.registry import make_recommender
+
     for k, r in enumerate(config.recommenders):
-        model = algos.make_recommender(r.name, **r.params, **r.grid_points()[0])
+        model = make_recommender(r.name, **r.params, **r.grid_points()[0])
         _checked(config, f"recommenders[{k}]", side_information, model, dataset)

@@ -1,6 +1,6 @@
 """Stamps in an output folder's manifest that let `--resume` skip work that its inputs make unnecessary (#15.4).
 
-The manifest (`recdiv.experiment.folder`) lists the sha256 of every result file; it also carries two stamps:
+The manifest (`recdiv.experiment.storage.folder`) lists the sha256 of every result file; it also carries two stamps:
 
 - ``"inputs"``, written by a run as it commits its results: a fingerprint of everything the cache keys of the run
   derive from — the validated experiment configuration, recdiv's source code (every file of the package, so also
@@ -13,7 +13,7 @@ The manifest (`recdiv.experiment.folder`) lists the sha256 of every result file;
   source file or data file, or a damaged or missing artefact, is recomputed exactly as before. Experiments with
   components from outside recdiv (``module:Class``, plugins), a ``[meta]`` section or recommender grids with
   ``select`` get no stamp (their resume always takes the full path).
-- ``"report"``, written by `recdiv.experiment.report.build_report`: a fingerprint of the report's inputs (the
+- ``"report"``, written by `recdiv.experiment.report.build.build_report`: a fingerprint of the report's inputs (the
   result files' sha256, recdiv's source code, the plotly and matplotlib versions) and the sha256 of every report
   file. A run whose report stamp matches and whose report files are intact keeps the report as it is
   (``recdiv report DIR`` rebuilds it regardless).
@@ -31,13 +31,17 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import recdiv
+from recdiv import __version__
+from recdiv.data.locate import dataset_path
 from recdiv.errors import RecdivError
-from recdiv.experiment.config import ExperimentConfig
-from recdiv.experiment.folder import PENDING, read_manifest, sha256_file
+from recdiv.experiment.spec.experiment import ExperimentConfig
+from recdiv.experiment.storage.cache import Store
+from recdiv.experiment.storage.folder import PENDING, read_manifest, sha256_file
 
 #: bump when what a stamp covers changes
 STAMP_VERSION = 1
-PACKAGE = Path(__file__).resolve().parents[1]  # the recdiv package folder
+PACKAGE = Path(recdiv.__file__).resolve().parent  # the recdiv package folder
 #: libraries whose version changes the report's files (plotly.js is embedded in report.html; SVGs by matplotlib)
 REPORT_LIBRARIES = ("plotly", "matplotlib")
 
@@ -63,8 +67,6 @@ def dataset_fingerprint(name: str, data_dir: str | None) -> str:
     configuration). RecdivError if the dataset is not found."""
     if name == "synthetic" or name.startswith("synthetic:"):
         return name
-    from recdiv.data.locate import dataset_path
-
     h = hashlib.sha256()
     _tree(dataset_path(name, data_dir), h)
     return h.hexdigest()
@@ -97,8 +99,6 @@ def _own(obj: Any) -> bool:
 
 def inputs_key(config: ExperimentConfig) -> str | None:
     """The fingerprint of a run's inputs (see the module docstring); None if a dataset cannot be found."""
-    from recdiv import __version__
-
     try:
         data = [dataset_fingerprint(d.name, d.data_dir) for d in config.datasets]
         # [report] groups from a user→group file: groups.parquet is computed from its bytes by every full run
@@ -126,8 +126,6 @@ def unchanged_run(config: ExperimentConfig, out: Path) -> Counter | None:
         return None
     if not _files_match(out, manifest["files"]):
         return None
-    from recdiv.experiment.cache import Store
-
     store = Store(out / "cache", resume=True)
     counts: Counter = Counter()
     for rel in record["artefacts"]:

@@ -3,7 +3,7 @@
 The results are ``experiment.json``, ``systems.json``, ``scores.parquet`` and, when the experiment has them,
 ``system_scores.parquet`` (system-level measures), ``selection.json`` (recommender grids with `select`),
 ``groups.parquet`` ([report] groups) and ``meta.json`` ([meta] robustness curves); ``manifest.json`` names the
-experiment and lists the sha256 of each (and carries the stamps of `recdiv.experiment.stamps`: what the results
+experiment and lists the sha256 of each (and carries the stamps of `recdiv.experiment.storage.stamps`: what the results
 were computed from, what the report was built from). Everything else (summaries, plots, report.html) is rebuilt from
 them. A run writes them
 only once all its work has finished (a run that fails or is killed leaves the previous results as they were):
@@ -32,8 +32,8 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from recdiv.errors import ConfigError, DataError
-from recdiv.experiment.cache import write_bytes
-from recdiv.experiment.config import ExperimentConfig
+from recdiv.experiment.spec.experiment import ExperimentConfig
+from recdiv.experiment.storage.cache import write_bytes
 from recdiv.outputs import check_output_dir, write_error
 
 RESULT_FILES = ("experiment.json", "systems.json", "scores.parquet", "system_scores.parquet", "selection.json",
@@ -90,7 +90,7 @@ def read_manifest(out: Path) -> dict[str, Any] | None:
 
 
 def update_manifest(out: Path, name: str, record: dict[str, Any]) -> None:
-    """Set the manifest's entry `name` (a stamp, `recdiv.experiment.stamps`) to `record`, atomically."""
+    """Set the manifest's entry `name` (a stamp, `recdiv.experiment.storage.stamps`) to `record`, atomically."""
     manifest = _manifest(out / MANIFEST)
     manifest[name] = record
     write_bytes(out / MANIFEST, _manifest_bytes(manifest))
@@ -181,8 +181,8 @@ def begin_commit(out: Path) -> Path:
 
 def end_commit(out: Path, experiment: str, inputs: dict[str, Any] | None = None) -> None:
     """List the result files written into ``.pending/`` in its manifest, then move them into place as one set.
-    `inputs`: the run's inputs stamp (`recdiv.experiment.stamps`); the report stamp of the previous manifest is kept
-    (it names the result files' sha256 it was built from, so it holds only if they are the same)."""
+    `inputs`: the run's inputs stamp (`recdiv.experiment.storage.stamps`); the report stamp of the previous manifest
+    is kept (it names the result files' sha256 it was built from, so it holds only if they are the same)."""
     pending = out / PENDING
     files = {n: sha256_file(pending / n) for n in RESULT_FILES if (pending / n).is_file()}
     manifest: dict[str, Any] = {"experiment": experiment, "files": files}

@@ -10,16 +10,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from recdiv.experiment.cache import write_frame
-from recdiv.experiment.config import ExperimentConfig
+from recdiv.data.qrels import Qrels
+from recdiv.eval.groups import group_labels
+from recdiv.experiment.spec.experiment import ExperimentConfig
+from recdiv.experiment.storage.cache import write_frame
+from recdiv.experiment.tasks.environment import TaskEnv
 
 
-def write_groups(config: ExperimentConfig, index, out: Path) -> None:
-    """groups.parquet for every dataset and split of the run (removed when the experiment has no groups)."""
-    from recdiv.data.qrels import Qrels
-    from recdiv.eval.groups import group_labels
-    from recdiv.experiment.stages import load_split
-
+def write_groups(env: TaskEnv, index, out: Path) -> None:
+    """groups.parquet for every dataset and split of the run (`index`: (dataset, split, plan) of every system
+    task); removed when the experiment has no groups."""
+    config = env.config
     path = out / "groups.parquet"
     if not config.report.groups:
         if path.exists():
@@ -28,7 +29,7 @@ def write_groups(config: ExperimentConfig, index, out: Path) -> None:
     datasets = {d.key: i for i, d in enumerate(config.datasets)}
     frames = []
     for dataset, spec in dict.fromkeys((d, s) for d, s, _ in index):
-        split, _ = load_split(config, datasets[dataset], spec)
+        split, _ = env.inputs.split(datasets[dataset], spec)
         qrels = Qrels.from_interactions(split.test)
         users = qrels.population(config.metrics.threshold, config.metrics.population)
         ids = np.asarray(qrels.users.id_of(users)).astype(str)

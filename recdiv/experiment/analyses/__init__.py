@@ -1,0 +1,1 @@
+"""Analyses after the scores: [meta] meta-evaluation per split, [report] user groups."""

@@ -1,0 +1,1 @@
+"""Where and in what order tasks run: executors (inline, worker processes, Ray), worker processes, the scheduler."""

@@ -1,0 +1,182 @@
+"""The work of one split as a graph of tasks, each with the store keys of what it reads and writes.
+
+- a *model task* per (dataset, split, model): fits a recommender (or the model of a latent aspect space), writes
+  its top-N candidates and the latent aspect spaces derived from it (`ModelPlan`);
+- a *system task* per (dataset, split, system): reranks the candidates (diversified systems) and computes the
+  per-user values of every measure (`SystemPlan`).
+
+System tasks depend on the model tasks they read from. A key is a hash of everything its artefact derives from
+(`recdiv.experiment.storage.cache.hash_config`): settings, the keys of the inputs, the split's fingerprint and the
+source of the component that computes it (`component_source`), so `--resume` redoes exactly what changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from recdiv.experiment.plan.systems import System
+from recdiv.experiment.spec.experiment import ExperimentConfig
+from recdiv.experiment.spec.sections import AspectConfig, RecommenderSpec
+from recdiv.experiment.storage.cache import Store, hash_config
+from recdiv.registry import source_fingerprint
+
+
+@dataclass(frozen=True)
+class ModelPlan:
+    """A model to fit on one split, what it produces, and the store keys of its products."""
+
+    name: str
+    params: tuple[tuple[str, Any], ...]
+    fit_key: str
+    candidates_key: str | None  # set when the model is one of the experiment's recommenders
+    recommender: str | None
+    latent: tuple[tuple[str, str], ...] = ()  # (aspect space name, store key)
+
+
+@dataclass(frozen=True)
+class SystemPlan:
+    """A system on one split: the keys of its candidates, final lists, aspect spaces and per-user scores."""
+
+    system: System
+    candidates_key: str
+    ranking_key: str
+    rerank_aspect_key: str | None
+    scores_key: str
+    eval_aspect_key: str | None
+    measures: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Task:
+    """One task: a model or system plan on split `split` of dataset `dataset` (an index of config.datasets);
+    `deps`: the ids (positions in the run's task list) of the tasks it reads from."""
+
+    kind: str  # "model" | "system"
+    dataset: int
+    split: str
+    plan: ModelPlan | SystemPlan
+    deps: tuple[int, ...] = ()
+    label: str = ""
+
+
+def recommender_params(name: str, params: dict[str, Any], seed: int) -> dict[str, Any]:
+    """The recommender's parameters, with the experiment seed filled in where the model takes one."""
+    from recdiv.algorithms.registry import make_recommender  # the registry imports the recommenders
+
+    rec = make_recommender(name, **params)
+    fields = getattr(type(getattr(rec, "config", None)), "model_fields", {})
+    out = dict(params)
+    for k in ("seed", "random_state"):
+        if k in fields and k not in out:
+            out[k] = seed
+    return out
+
+
+def component_source(kind: str, name: str) -> str:
+    """The source fingerprint (`recdiv.registry.source_fingerprint`) of a recommender or reranker, part of its
+    cache keys: `--resume` recomputes a component whose code changed (#16.9)."""
+    if kind == "recommender":
+        from recdiv.algorithms.registry import RECOMMENDERS as registry
+    else:
+        from recdiv.diversifiers.registry import RERANKERS as registry
+    return source_fingerprint(registry.get(name))
+
+
+def aspect_key(cfg: AspectConfig, dfp: str, fit_key: str | None) -> str:
+    """The store key of an aspect space: an explicit one from the dataset, a latent one from its fitted model."""
+    if cfg.kind == "explicit":
+        return hash_config("aspects", dfp, cfg.model_dump(mode="json"))
+    return hash_config("aspects", fit_key, cfg.model_dump(mode="json", exclude={"recommender", "model", "params"}))
+
+
+def plan_models(config: ExperimentConfig, sfp: str, selected: dict[str, dict[str, Any]] | None = None
+                ) -> list[ModelPlan]:
+    """The models to fit on a split (recommenders, and models of latent aspect spaces, each fitted once);
+    `selected`: the grid point chosen on this split for each recommender with `select`."""
+    by_fit: dict[str, dict[str, Any]] = {}
+    selected = selected or {}
+
+    def add(r: RecommenderSpec) -> str:
+        given = {**r.params, **selected.get(r.key, {})}
+        params = recommender_params(r.name, given, config.seed)
+        key = hash_config("fit", sfp, r.name, params, config.seed, component_source("recommender", r.name))
+        by_fit.setdefault(key, {"name": r.name, "params": params, "recommender": None, "latent": []})
+        return key
+
+    for r in config.recommenders:
+        key = add(r)
+        by_fit[key]["recommender"] = by_fit[key]["recommender"] or r.key
+    recs = {r.key: r for r in config.recommenders}
+    for a in config.aspects:
+        if a.kind == "latent":
+            src = recs[a.recommender] if a.recommender else RecommenderSpec(name=a.model, params=a.params)
+            key = add(src)
+            by_fit[key]["latent"].append((a.name, aspect_key(a, "", key)))
+    out = []
+    for key, m in by_fit.items():
+        users = (config.metrics.threshold, config.metrics.population)  # whose lists are computed
+        cand = hash_config("candidates", key, config.candidates.n, users) if m["recommender"] else None
+        out.append(ModelPlan(m["name"], tuple(m["params"].items()), key, cand, m["recommender"], tuple(m["latent"])))
+    return out
+
+
+def plan_split(config: ExperimentConfig, systems: list[System], di: int, spec: str, dfp: str, sfp: str, first: int,
+               selected: dict[str, dict[str, Any]] | None = None) -> list[Task]:
+    """Tasks of split `spec` of dataset `di` (fingerprints `dfp`, `sfp`); task ids start at `first` (dependencies
+    refer to those ids)."""
+    dname = config.datasets[di].key
+    models = plan_models(config, sfp, selected)
+    tasks = [Task("model", di, spec, m, (), f"{dname}/{spec}: fit {m.recommender or m.name}") for m in models]
+    model_of_rec = {m.recommender: first + i for i, m in enumerate(models) if m.recommender}
+    cand_key = {m.recommender: m.candidates_key for m in models if m.recommender}
+    latent_key = {name: (first + i, key) for i, m in enumerate(models) for name, key in m.latent}
+    spaces = {a.name: a for a in config.aspects}
+
+    def space_ref(name: str | None) -> tuple[str | None, tuple[int, ...]]:
+        if name is None:
+            return None, ()
+        if spaces[name].kind == "explicit":
+            return aspect_key(spaces[name], dfp, None), ()
+        tid, key = latent_key[name]
+        return key, (tid,)
+
+    eval_key, eval_deps = space_ref(config.evaluation_aspects)
+    ctx_key = hash_config("eval", sfp, eval_key, config.metrics.model_dump(mode="json", exclude={"measures"}))
+    k = config.candidates.k
+    for s in systems:
+        ck = cand_key[s.recommender]
+        rkey, rdeps = space_ref(s.aspects)
+        if s.diversifier is None:
+            ranking_key = hash_config("baseline", ck, k)
+        else:
+            ranking_key = hash_config("rerank", ck, rkey, s.reranker, dict(s.params), k, config.seed, sfp,
+                                      component_source("reranker", s.reranker))
+        deps = tuple(sorted({model_of_rec[s.recommender], *rdeps, *eval_deps}))
+        plan = SystemPlan(s, ck, ranking_key, rkey, hash_config("scores", ranking_key, ctx_key), eval_key,
+                          tuple(config.metrics.measures))
+        tasks.append(Task("system", di, spec, plan, deps, f"{dname}/{spec}: {s.name}"))
+    return tasks
+
+
+def _relative(store: Store, stage: str, key: str, ext: str) -> str:
+    return store.path(stage, key, ext).relative_to(store.root).as_posix()
+
+
+def checked_artefacts(store: Store, tasks: list[Task]) -> list[str]:
+    """The artefacts of `tasks` that a resumed run checks before reusing them (their tasks are skipped when they are
+    intact): candidates, latent aspect spaces, per-user scores."""
+    out = []
+    for t in tasks:
+        if t.kind == "model":
+            if t.plan.candidates_key is not None:
+                out.append(_relative(store, "candidates", t.plan.candidates_key, "npz"))
+            out += [_relative(store, "aspects", k, "npz") for _, k in t.plan.latent]
+        else:
+            out.append(_relative(store, "scores", t.plan.scores_key, "parquet"))
+    return out
+
+
+def explicit_space_artefact(store: Store, key: str) -> str:
+    """The path (relative to the store) of an explicit aspect space, checked by a resume as the tasks' artefacts."""
+    return _relative(store, "aspects", key, "npz")

@@ -1,0 +1,1 @@
+"""Running an experiment: checks before any work, the run itself, the demo."""

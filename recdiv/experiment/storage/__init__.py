@@ -1,0 +1,1 @@
+"""Storage of an experiment: the content-addressed artefact cache, the output folder and its stamps."""

@@ -1,0 +1,1 @@
+"""The work of one task (fit a model; rerank and score a system) in its typed environment."""
