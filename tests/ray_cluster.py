@@ -71,7 +71,7 @@ class RayCluster:
                 f"--metrics-export-port={base + 6}", f"--min-worker-port={base + 10}",
                 f"--max-worker-port={base + 60}"]
         if head:
-            args += ["--head", f"--port={base}", "--include-dashboard=false", f"--ray-client-server-port={base + 7}"]
+            args += ["--head", f"--port={base}", "--include-dashboard=false"]
         else:
             args.append(f"--address={self.address}")
         log = open(self.folder / f"{name}.log", "wb")
