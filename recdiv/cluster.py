@@ -45,9 +45,12 @@ def connect_ray(**init_options):
         return ray
     address = os.environ.get("RAY_ADDRESS") or None
     if address and "RAY_AUTH_MODE" not in os.environ and token_available():
-        os.environ["RAY_AUTH_MODE"] = "token"  # before Ray reads its configuration; inherited by its processes
+        os.environ["RAY_AUTH_MODE"] = "token"  # inherited by the processes Ray starts
+        from ray._raylet import Config
+
+        Config.initialize("")  # Ray read its configuration at import: read it again (as Ray's own auto mode does)
     try:
-        ray.init(address=address, **init_options)
+        ray.init(**({"address": address} if address else {}), **init_options)
     except Exception as e:
         where = f"the Ray cluster at {address}" if address else "a local Ray instance"
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
