@@ -47,7 +47,7 @@ _EXPORTS = {
     "GreedyReranker": "recdiv.diversifiers.greedy",
     "RerankerConfig": "recdiv.diversifiers.base",
     # evaluation
-    "MEASURES": "recdiv.eval.measure",
+    "MEASURES": "recdiv.eval.catalog",
     "parse_measure": "recdiv.eval.catalog",
     "list_measures": "recdiv.eval.catalog",
     "evaluate": "recdiv.eval.evaluate",

@@ -5,8 +5,11 @@ One spelling rule everywhere (the command line, experiment files and Python): a 
 and aliases, and lookups ignore case and punctuation, so that ``IA-Select``, ``ia-select``, ``iaselect`` and
 ``IASelect`` name the same reranker. An unknown name is a `ConfigError` with a did-you-mean suggestion.
 
-A built-in may be registered by name and ``module:attribute`` only (`Registry.defer`): its module is imported on
-the first lookup of that name, so that listing the names (`--help`) imports none of the components.
+Every built-in component of every kind is registered the same way: by name, aliases and ``module:attribute``
+(`Registry.defer`), one row in its kind's registry module (`recdiv.algorithms.registry`,
+`recdiv.diversifiers.registry`, `recdiv.eval.catalog`, `recdiv.data.datasets`); its module is imported on the first
+lookup of that name, so that listing the names (`--help`) imports none of the components. An alias of another tool
+may fix some parameters (`Registry.alias`); it is deferred with its target.
 
 Beyond the built-ins, a lookup accepts ``module:attribute`` (e.g. ``mypkg.rerankers:MyReranker``, imported on
 use) and the components that installed packages declare under the registry's entry-point group (e.g.
@@ -97,11 +100,13 @@ class Entry(Generic[T]):
 
 @dataclass(frozen=True)
 class _Deferred:
-    """A component known by name, aliases and ``module:attribute`` before it is imported (`Registry.defer`)."""
+    """A component known by name, aliases and ``module:attribute`` before it is imported (`Registry.defer`); with
+    `preset`, an alias of it that fixes some parameters (`Registry.alias`)."""
 
     name: str
     spec: str
     aliases: tuple[str, ...] = ()
+    preset: dict[str, Any] = field(default_factory=dict)
 
 
 class Registry(Generic[T]):
@@ -142,11 +147,15 @@ class Registry(Generic[T]):
         """The entry of a registered component, importing it if it was deferred."""
         if not isinstance(found, _Deferred):
             return found
-        obj = load_object(found.spec, self.kind)
-        entry = Entry(found.name, obj, found.aliases, _capabilities(obj))
-        for spelling in (found.name, *found.aliases):
-            self._keys[normalise(spelling)] = entry
-        self._entries[found.name] = entry
+        entry = self._entries[found.name]
+        if isinstance(entry, _Deferred):
+            obj = load_object(entry.spec, self.kind)
+            entry = Entry(entry.name, obj, entry.aliases, _capabilities(obj))
+            for spelling in (entry.name, *entry.aliases):
+                self._keys[normalise(spelling)] = entry
+            self._entries[entry.name] = entry
+        if found.preset:  # an alias that fixes parameters
+            entry = Entry(entry.name, entry.obj, entry.aliases, entry.capabilities, dict(found.preset))
         return entry
 
     @property
@@ -165,10 +174,16 @@ class Registry(Generic[T]):
         return deco
 
     def alias(self, alias: str, target: str, **preset: Any) -> None:
-        """Another spelling of `target`, optionally with fixed parameters (`preset`)."""
-        entry = self.entry(target)
-        self._claim(alias, Entry(entry.name, entry.obj, entry.aliases, entry.capabilities,
-                                 {**entry.preset, **preset}))
+        """Another spelling of `target`, optionally with fixed parameters (`preset`); a deferred target stays
+        deferred."""
+        found = self._keys.get(normalise(target))
+        if found is None:
+            raise ConfigError(self.unknown(target))
+        if isinstance(found, _Deferred):
+            self._claim(alias, _Deferred(found.name, found.spec, found.aliases, {**found.preset, **preset}))
+        else:
+            self._claim(alias, Entry(found.name, found.obj, found.aliases, found.capabilities,
+                                     {**found.preset, **preset}))
 
     def _claim(self, spelling: str, entry: Entry[T] | _Deferred) -> None:
         key = normalise(spelling)
@@ -176,8 +191,8 @@ class Registry(Generic[T]):
             raise ValueError(f"{self.kind} name {spelling!r} has no letters or digits")
         old = self._keys.get(key)
         if old is not None and old is not entry and (
-                isinstance(old, _Deferred) or isinstance(entry, _Deferred) or old.obj is not entry.obj
-                or old.preset != entry.preset):
+                type(old) is not type(entry) or old.preset != entry.preset
+                or (old.spec != entry.spec if isinstance(old, _Deferred) else old.obj is not entry.obj)):
             raise ValueError(f"{self.kind} name {spelling!r} is taken by {old.name!r}")
         self._keys[key] = entry
 

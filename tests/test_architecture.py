@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1] / "recdiv"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("recdiv", "recdiv._lazy", "recdiv.config", "recdiv.errors", "recdiv.jit", "recdiv.progress",
               "recdiv.registry")),
-    ("array models", ("recdiv.models.concentration",)),  # functions of arrays only, used by dataset statistics
+    ("arrays", ("recdiv.arrays",)),  # functions of plain arrays only (Gini, entropy), used by dataset statistics
     ("data", ("recdiv.data",)),
     ("aspects", ("recdiv.aspects",)),
     ("models", ("recdiv.models",)),

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
-from recdiv.cli.options import finite_float, positive_int, seed
+from recdiv.cli.options import Paths, at_most, finite_float, seed
 from recdiv.errors import ConfigError
-from recdiv.outputs import check_output_file
+from recdiv.limits import MAX_SAMPLES
 
 
 def configure_compare(p: argparse.ArgumentParser) -> None:
@@ -66,7 +67,7 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
                    help="relevance threshold τ (default 4; 1 with --subtopics)")
     p.add_argument("--population", choices=("relevant", "judged"), default="relevant")
     p.add_argument("--seed", type=seed, default=0, help="seed of the randomisation/bootstrap tests (≥ 0)")
-    p.add_argument("--samples", type=positive_int, default=None,
+    p.add_argument("--samples", type=at_most(MAX_SAMPLES), default=None,
                    help="Monte Carlo samples (default 100000 permutation, 1000 bootstrap, 10000 tukey)")
     p.add_argument("--alpha", type=finite_float, default=0.05, help="significance level of the markers")
     p.add_argument("--alternative", choices=("two-sided", "greater", "less"), default="two-sided")
@@ -83,10 +84,17 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
                    help="also test inside user groups: profile-size[:q] or popularity[:q] (quantiles; need --train) "
                         "or a user<TAB>group file")
     p.add_argument("-o", "--output", default=None, help="write the report to this file (atomically)")
+    from recdiv.cli.eval import INPUTS
     from recdiv.cli.tradeoff import add_tradeoff_options
 
     add_tradeoff_options(p)
-    p.set_defaults(func=handler)
+    p.set_defaults(func=handler, paths=Paths(INPUTS, {"output": "-o", "per_user_out": "--per-user-out"},
+                                             extra=_front_runs))
+
+
+def _front_runs(args: argparse.Namespace) -> list[str]:
+    """The run files of the --front NAME=RUN,RUN,... options (inputs, for the output guard)."""
+    return [run for front in getattr(args, "front", None) or [] for run in front.partition("=")[2].split(",") if run]
 
 
 def _preference_report(measure, runs, names, baseline, inputs, args, correction) -> dict:
@@ -135,19 +143,29 @@ def _format_preferences(rep: dict, fmt: str) -> str:
     note = (f"{rep['measure']}: preference of a over b per user; sign test ({rep['alternative']}), "
             f"{rep['correction']} correction, α = {rep['alpha']}.")
     if fmt == "latex":
-        def esc(t):
-            return t.replace("_", r"\_").replace("&", r"\&").replace("%", r"\%").replace("#", r"\#")
+        from recdiv.escape import latex
 
         lines = [r"\begin{tabular}{llrrrrrr}", r"\toprule", " & ".join(head) + r" \\", r"\midrule"]
-        lines += [" & ".join(esc(c) for c in r) + r" \\" for r in rows]
-        return "\n".join([*lines, r"\bottomrule", r"\end{tabular}", "% " + note]) + "\n"
+        lines += [" & ".join(latex(c) for c in r) + r" \\" for r in rows]
+        return "\n".join([*lines, r"\bottomrule", r"\end{tabular}", "% " + latex(note)]) + "\n"
     if fmt == "markdown":
+        from recdiv.escape import markdown
+
         lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
-        return "\n".join(lines) + "\n\n" + note + "\n"
+        lines += ["| " + " | ".join([markdown(r[0]), markdown(r[1]), *r[2:]]) + " |" for r in rows]  # names: data
+        return "\n".join(lines) + "\n\n" + markdown(note) + "\n"
     widths = [max(len(x) for x in col) for col in zip(head, *rows)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [head, *rows]]
     return "\n".join(lines) + "\n" + note + "\n"
+
+
+def same_lists(runs: dict) -> list[tuple[str, str]]:
+    """Pairs of runs that rank the same items in the same order for the same users (a run given twice, or a copy)."""
+    import numpy as np
+
+    names = list(runs)
+    return [(a, b) for i, a in enumerate(names) for b in names[i + 1:]
+            if np.array_equal(runs[a].users, runs[b].users) and np.array_equal(runs[a].items, runs[b].items)]
 
 
 def handler(args: argparse.Namespace) -> int:
@@ -177,8 +195,6 @@ def handler(args: argparse.Namespace) -> int:
     if not 0 < args.alpha < 1:
         raise ConfigError("--alpha must be in (0, 1)")
     measures = [parse_measure(m) for m in measure_names]
-    if args.output:
-        check_output_file(args.output, "-o")
     check_per_user_out(args)
     if args.subtopics:  # every positional argument is a run
         args.qrels, args.runs = None, [args.qrels, *args.runs]
@@ -190,6 +206,10 @@ def handler(args: argparse.Namespace) -> int:
     pref = [m for m in measures if isinstance(m, PairwiseMeasure)]
     plain = [m for m in measures if not isinstance(m, PairwiseMeasure)]
     done = evaluated("compare", args, args.qrels, args.runs, plain)
+    if done.inputs is not None:
+        for a, b in same_lists(done.inputs.runs):
+            print(f"recdiv compare: note: runs {a} and {b} hold the same lists: every difference between them is 0 "
+                  "and their test says nothing", file=sys.stderr)
     if pref and done.inputs is None:
         raise ConfigError(f"{pref[0]} in recdiv compare needs the runs in memory: raise --memory (or evaluate it with "
                           "recdiv eval --baseline, which streams)")

@@ -18,10 +18,13 @@ import json
 import math
 import sys
 
-from recdiv.cli.options import finite_float
+from recdiv.cli.options import Paths, finite_float
 from recdiv.errors import ConfigError
 
 DEFAULT_MEASURES = ["P@10", "Recall@10", "AP", "nDCG@10", "RR"]
+#: the arguments of eval and compare that name files they read
+INPUTS = ("qrels", "runs", "subtopics", "predictions", "train", "aspects", "previous", "groups", "baseline",
+          "item_groups", "stochastic")
 
 
 def configure_eval(p: argparse.ArgumentParser) -> None:
@@ -71,7 +74,7 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
                         "need --train) or a user<TAB>group file")
     add_input_options(p)
     p.add_argument("--list", action="store_true", help="list every measure with formula and citation, then exit")
-    p.set_defaults(func=main)
+    p.set_defaults(func=main, paths=Paths(INPUTS, {"per_user_out": "--per-user-out"}))
 
 
 def main(args: argparse.Namespace) -> int:
@@ -187,21 +190,28 @@ def format_json(result: dict, measures: list[str]) -> str:
 
 
 def format_csv(result: dict, measures: list[str]) -> str:
-    """Long format: run,measure,user,value; the run value has an empty user field. Full precision."""
+    """Long format: run,measure,user,value; the run value has an empty user field. Full precision. Text cells are
+    safe in a spreadsheet (`recdiv.escape.csv_cell`)."""
+    from recdiv.escape import csv_cell
+
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["run", "measure", "user", "value"])
-    for name, row in result["runs"].items():
+
+    def row(*cells) -> None:
+        w.writerow([csv_cell(c) for c in cells])
+
+    row("run", "measure", "user", "value")
+    for name, values in result["runs"].items():
         for m in measures:
-            w.writerow([name, m, "", repr(row[m])])
+            row(name, m, "", repr(values[m]))
     for name, table in result.get("per_user", {}).items():
         for m, values in table.items():
             for u, v in values.items():
-                w.writerow([name, m, u, repr(v)])
+                row(name, m, u, repr(v))
     for g, part in result.get("groups", {}).items():  # group means: the user field names the group
-        for name, row in part["runs"].items():
-            for m, v in row.items():
-                w.writerow([name, m, f"group:{g}", repr(v)])
+        for name, values in part["runs"].items():
+            for m, v in values.items():
+                row(name, m, f"group:{g}", repr(v))
     return buf.getvalue()
 
 

@@ -78,10 +78,11 @@ class Evaluated:
     n_judged: int
     labels: Callable[[str], np.ndarray]  # user groups (--groups SPEC) of the evaluated users
     inputs: EvalInputs | None = None  # the inputs in memory (None when streamed)
+    record: object = None  # the export record the relevance threshold came from (`recdiv data export`), if any
 
     def state(self) -> None:
         """Print the `statement` on stderr."""
-        for line in statement(self.command, self.context, self.coverages, self.n_judged):
+        for line in statement(self.command, self.context, self.coverages, self.n_judged, self.record):
             print(line, file=sys.stderr)
 
 
@@ -103,26 +104,23 @@ def evaluated(command: str, args: argparse.Namespace, qrels, runs: list[str], me
 def _in_memory(command, args, qrels, runs, measures, predictions) -> Evaluated:
     from recdiv.eval.evaluate import evaluate
     from recdiv.eval.groups import labels_for
-    from recdiv.eval.io import baseline_name, coverage, load_inputs, max_grade_note, unpredicted_note
+    from recdiv.eval.io import baseline_name, check_needs, coverage, load_inputs, max_grade_note, unpredicted_note
 
     inputs = load_inputs(qrels, runs, subtopics=args.subtopics, predictions=predictions, train=args.train,
                          aspects=args.aspects, previous=getattr(args, "previous", None), threshold=args.rel_threshold,
                          population=args.population, scale=args.rating_scale, input_format=args.input_format,
                          item_groups=args.item_groups, stochastic=args.stochastic)
+    check_needs(measures, inputs, {"aspects": args.aspects, "train": args.train})
     names = list(inputs.runs)
     baseline = baseline_name(args.baseline, [*runs, *predictions], names)
     for note in (max_grade_note(measures, inputs, args.subtopics or qrels),
                  unpredicted_note(measures, inputs, names[len(runs):])):
         if note:
             print(note, file=sys.stderr)
-    for m in measures:
-        for need in m.NEEDS:
-            if getattr(inputs.context, need, None) is None:
-                raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need.replace('_', '-')} FILE")
     evaluation = evaluate(inputs.runs, inputs.qrels, measures, inputs.context, baseline=baseline)
     judged = int((inputs.qrels.n_judged() > 0).sum())
     return Evaluated(command, evaluation, inputs.context, coverage(inputs), judged,
-                     lambda spec: labels_for(spec, inputs.qrels, inputs.context), inputs)
+                     lambda spec: labels_for(spec, inputs.qrels, inputs.context), inputs, inputs.record)
 
 
 def _streamed(command, args, qrels, runs, measures) -> Evaluated:
@@ -134,11 +132,20 @@ def _streamed(command, args, qrels, runs, measures) -> Evaluated:
         for need in m.NEEDS:
             if getattr(args, need, None) is None:
                 raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need.replace('_', '-')} FILE")
+    from recdiv.data.export_record import recorded_threshold
+
+    threshold, record = args.rel_threshold, None
+    if threshold is None and (found := recorded_threshold(qrels)) is not None:
+        threshold, record = found  # the threshold a `recdiv data export` folder records for its qrels
     s = evaluate_stream(qrels, runs, measures, train=args.train, aspects=args.aspects, item_groups=args.item_groups,
-                        previous=getattr(args, "previous", None), threshold=args.rel_threshold,
+                        previous=getattr(args, "previous", None), threshold=threshold,
                         population=args.population, scale=args.rating_scale, baseline=args.baseline,
                         input_format=args.input_format, memory=args.memory, backend=args.backend,
                         workdir=args.workdir)
+    if not any(c.evaluated for c in s.coverages):  # as `recdiv.eval.io.check_population` in memory
+        where = f" (from {record})" if record is not None else ""
+        raise ConfigError(f"{qrels}: no user has a relevant item at --rel-threshold {s.context.threshold:g}{where}: "
+                          "a mean over 0 users is no number; a lower --rel-threshold counts more grades as relevant")
     note = max_grade_note(measures, EvalInputs(None, {}, s.context), qrels, r_max=s.r_max)  # type: ignore[arg-type]
     if note:
         print(note, file=sys.stderr)
@@ -147,7 +154,7 @@ def _streamed(command, args, qrels, runs, measures) -> Evaluated:
     def labels(spec: str) -> np.ndarray:
         return group_labels(spec, users, train=s.context.train, user_index=s.users.lookup(users))
 
-    return Evaluated(command, s.evaluation, s.context, s.coverages, s.n_judged, labels)
+    return Evaluated(command, s.evaluation, s.context, s.coverages, s.n_judged, labels, record=record)
 
 
 def write_per_user(args: argparse.Namespace, evaluation) -> None:
@@ -159,13 +166,11 @@ def write_per_user(args: argparse.Namespace, evaluation) -> None:
 
 
 def check_per_user_out(args: argparse.Namespace) -> None:
-    """The `--per-user-out` file's format and folder, checked before any file is read."""
+    """The `--per-user-out` file's format, checked before any file is read (the file itself: the output guard)."""
     if args.per_user_out:
         from recdiv.eval.user_values import output_format
-        from recdiv.outputs import check_output_file
 
         output_format(args.per_user_out)
-        check_output_file(args.per_user_out, "--per-user-out")
 
 
 def sort_measure_args(args: argparse.Namespace, positionals: Sequence[str]) -> list[str]:
@@ -205,14 +210,16 @@ def _n(count: int, what: str) -> str:
     return f"{count:,} {what}{'' if count == 1 else 's'}"
 
 
-def statement(command: str, context: EvalContext, coverages: Sequence[RunCoverage], n_judged: int) -> list[str]:
-    """Lines saying how the numbers were computed: the relevance threshold, the population averaged over and, per
-    run, which users were evaluated, which have no list (score 0) and which were ignored; a warning line for a run
-    none of whose users is evaluated (the numbers would be all zero)."""
+def statement(command: str, context: EvalContext, coverages: Sequence[RunCoverage], n_judged: int,
+              record: object = None) -> list[str]:
+    """Lines saying how the numbers were computed: the relevance threshold (and the export record it came from),
+    the population averaged over and, per run, which users were evaluated, which have no list (score 0) and which
+    were ignored; a warning line for a run none of whose users is evaluated (the numbers would be all zero)."""
     tau = f"{context.threshold:g}"
     n_eval = coverages[0].evaluated if coverages else 0
     which = "a relevant test item" if context.population == "relevant" else "a judgment"
-    lines = [f"recdiv {command}: relevant ⇔ grade ≥ {tau} (--rel-threshold); mean over {_n(n_eval, 'user')}: those "
+    source = "--rel-threshold" if record is None else f"from {record}; --rel-threshold sets another"
+    lines = [f"recdiv {command}: relevant ⇔ grade ≥ {tau} ({source}); mean over {_n(n_eval, 'user')}: those "
              f"with {which} (--population {context.population}); an evaluated user without a list scores 0"]
     trec = f"trec_eval -c -l {tau}" + ("" if float(context.threshold).is_integer() else " (integer grades only)")
     if context.population == "relevant":

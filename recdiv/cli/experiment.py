@@ -73,6 +73,7 @@ def _run(args: argparse.Namespace) -> int:
     from recdiv.experiment.spec.experiment import load_experiment
 
     config = load_experiment(args.experiment)
+    guard_experiment(config, args.experiment, args.out)
     try:
         result = run_experiment(config, args.out, resume=args.resume, force=args.force, jobs=args.jobs,
                                 backend=args.backend, progress=not args.quiet and sys.stderr.isatty())
@@ -81,6 +82,19 @@ def _run(args: argparse.Namespace) -> int:
         return _interrupted(f"recdiv run {args.experiment}{out}", config.output_dir(args.out))
     _print_outcome(result, args.quiet)
     return 0
+
+
+def guard_experiment(config, source, out) -> None:
+    """The one output guard for an experiment: its output folder (the names recdiv writes there) must not hold the
+    experiment file, a dataset it reads or a group file."""
+    from recdiv.cli.options import dataset_folder
+    from recdiv.experiment.storage.folder import OWN_ENTRIES
+    from recdiv.outputs import guard_outputs
+
+    inputs = [source, *(f for d in config.datasets for f in dataset_folder(d.name, d.data_dir)),
+              *config.report.groups]
+    patterns = (*OWN_ENTRIES, *(f"{name}/*" for name in OWN_ENTRIES))
+    guard_outputs(inputs, folders={"--out": (config.output_dir(out), patterns)}, stdout=False)
 
 
 def _report(args: argparse.Namespace) -> int:

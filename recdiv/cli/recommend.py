@@ -10,10 +10,9 @@ import argparse
 import sys
 import time
 
-from recdiv.cli.options import positive_int, seed
+from recdiv.cli.options import Paths, dataset_folder, positive_int, seed
 from recdiv.cli.params import parse_params
 from recdiv.errors import ConfigError
-from recdiv.outputs import check_output_file
 
 
 def configure_recommend(p: argparse.ArgumentParser) -> None:
@@ -46,7 +45,9 @@ def configure_recommend(p: argparse.ArgumentParser) -> None:
                         "evaluate them with `recdiv eval QRELS --predictions FILE -m RMSE MAE`")
     p.add_argument("-o", "--output", required=True,
                    help="run file to write: TREC text, or .parquet, .arrow, .csv, .tsv (user, item, rank, score)")
-    p.set_defaults(func=run_recommend)
+    p.set_defaults(func=run_recommend, paths=Paths(("train", "qrels", "aspects"),
+                                                   {"output": "-o", "factors_out": "--factors-out"},
+                                                   extra=lambda a: dataset_folder(a.dataset, a.data_dir)))
 
 
 def algorithms_help() -> str:
@@ -129,9 +130,6 @@ def run_recommend(args: argparse.Namespace) -> int:
     if args.factors_out and not RECOMMENDERS.has(name, "item-factors"):
         have = ", ".join(RECOMMENDERS.with_capability("item-factors"))
         raise ConfigError(f"--factors-out: {name} has no item factors (models with item factors: {have})")
-    check_output_file(args.output, "-o")
-    if args.factors_out:
-        check_output_file(args.factors_out, "--factors-out")
     train, users, attributes, test_pairs = _split(args)
     if file_format(args.output) == "trec":  # fail before fitting: a TREC run cannot hold these ids
         id_strings(train.users.ids, args.output, "user id")

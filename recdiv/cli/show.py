@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from recdiv.cli.options import positive_int
+from recdiv.cli.options import Paths, positive_int
 from recdiv.errors import ConfigError
 
 
@@ -33,7 +33,7 @@ def configure_show(p: argparse.ArgumentParser) -> None:
     p.add_argument("--order", choices=("score", "rank"), default="score",
                    help="list order: by score, ties by item id descending as trec_eval (default), or by rank")
     p.add_argument("-k", type=positive_int, default=None, help="show the top k only")
-    p.set_defaults(func=run_show)
+    p.set_defaults(func=run_show, paths=Paths(("run", "items", "baseline", "qrels")))
 
 
 def _list(path: str, user: str, order: str) -> list[str]:

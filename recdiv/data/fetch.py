@@ -4,18 +4,20 @@ usage terms.
 Archives come from GroupLens (files.grouplens.org). Nothing is unpacked unverified:
 
 1. an archive whose sha256 is known — from ``--sha256 HEX`` (64 hex digits, checked before downloading) or the
-   `sha256` pinned in `SOURCES` — must match it, and is then unpacked whole;
-2. an archive of a dataset whose files are pinned in `FILE_SHA256` (ml-100k, hetrec2011-lastfm-2k and the
+   `sha256` pinned in `recdiv.data.datasets.DATASETS` — must match it, and is then unpacked whole;
+2. an archive of a dataset whose files are pinned (`NamedDataset.files`) (ml-100k, hetrec2011-lastfm-2k and the
    2018-09-26 release of ml-latest-small) has each pinned file read from the archive and checked *before*
    anything is written; without a verified archive checksum only those files are unpacked (the archive's
    other members — ml-100k's helper scripts ``allbut.pl`` and ``mku.sh``, HetRec's
-   ``user_taggedartists-timestamps.dat`` — are named and left out);
+   ``user_taggedartists-timestamps.dat`` — are named and left out); the listing of such a release is known
+   (`FILE_SHA256` and `UNPINNED_MEMBERS`), so an archive holding any other file is not that release and is refused,
+   even with ``--sha256``;
 3. any other archive is refused before downloading unless ``--sha256`` is given.
 
 What is pinned, and how it was verified: no archive checksum is pinned. This environment has no copy of any
 archive and no network access beyond package registries, so no archive sha256 could be verified; GroupLens's
 published ``.md5`` files could not be fetched either, and a value recalled from memory is not a verification.
-The per-file checksums of `FILE_SHA256` are those of the shared data folder (``../shared/data/SHA256SUMS``),
+The per-file checksums are those of the shared data folder (``../shared/data/SHA256SUMS``),
 whose copies were checked against independent copies of the original distributions (git blob ids) and the
 published statistics; `tests/data/test_fetch.py` re-checks that they equal the shared files' sha256.
 
@@ -35,89 +37,31 @@ import urllib.error
 import urllib.request
 import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from recdiv.data.datasets import DATASETS
 from recdiv.errors import ConfigError, DataError
 from recdiv.outputs import check_output_dir, write_error
 
-GROUPLENS = "https://files.grouplens.org/datasets"
-ML_TERMS = ("MovieLens data (GroupLens Research, University of Minnesota): research use only; no commercial use "
-            "without permission; do not redistribute; cite F. Maxwell Harper and Joseph A. Konstan (2015), \"The "
-            "MovieLens Datasets: History and Context\", ACM TiiS 5(4), article 19. Full terms: the README in the "
-            "archive.")
-HETREC_TERMS = ("HetRec 2011 Last.fm 2K (GroupLens; data from Last.fm): non-commercial research use only; do not "
-                "redistribute; cite Iván Cantador, Peter Brusilovsky and Tsvi Kuflik (2011), \"2nd Workshop on "
-                "Information Heterogeneity and Fusion in Recommender Systems (HetRec 2011)\", RecSys 2011, and "
-                "credit Last.fm (http://www.last.fm). Full terms: readme.txt in the archive.")
-
-
-@dataclass(frozen=True)
-class Source:
-    """Where a dataset comes from and how to check it."""
-
-    url: str
-    folder: str  # folder name the dataset gets under the data directory
-    terms: str
-    sha256: str | None = None  # archive checksum, pinned only when verified (none is, see the module docstring)
-
-
-SOURCES: dict[str, Source] = {
-    "ml-100k": Source(f"{GROUPLENS}/movielens/ml-100k.zip", "ml-100k", ML_TERMS),
-    "ml-1m": Source(f"{GROUPLENS}/movielens/ml-1m.zip", "ml-1m", ML_TERMS),
-    "ml-10m": Source(f"{GROUPLENS}/movielens/ml-10m.zip", "ml-10m", ML_TERMS),
-    "ml-20m": Source(f"{GROUPLENS}/movielens/ml-20m.zip", "ml-20m", ML_TERMS),
-    "ml-25m": Source(f"{GROUPLENS}/movielens/ml-25m.zip", "ml-25m", ML_TERMS),
-    "ml-32m": Source(f"{GROUPLENS}/movielens/ml-32m.zip", "ml-32m", ML_TERMS),
-    "ml-latest-small": Source(f"{GROUPLENS}/movielens/ml-latest-small.zip", "ml-latest-small", ML_TERMS),
-    "hetrec2011-lastfm-2k": Source(f"{GROUPLENS}/hetrec2011/hetrec2011-lastfm-2k.zip", "hetrec2011-lastfm-2k",
-                                   HETREC_TERMS),
+#: members of the official archives that have no pinned checksum (left out unless the whole archive is verified)
+UNPINNED_MEMBERS: dict[str, frozenset[str]] = {
+    "ml-100k": frozenset({"allbut.pl", "mku.sh"}),
+    "hetrec2011-lastfm-2k": frozenset({"user_taggedartists-timestamps.dat"}),
+    "ml-latest-small": frozenset(),
 }
-ALIASES = {"ml100k": "ml-100k", "lastfm-2k": "hetrec2011-lastfm-2k", "hetrec-lastfm": "hetrec2011-lastfm-2k",
-           "ml-latest": "ml-latest-small"}
 
-# per-file sha256 of the distributions' files: those of ../shared/data/SHA256SUMS, whose copies were checked against
-# independent copies of the originals (tests/data/test_fetch.py re-checks that these equal the shared files')
-FILE_SHA256: dict[str, dict[str, str]] = {
-    "ml-100k": {
-        "README": "4883b8cf340ed0059971b33f56ad3adc88a40792108ebca3d24aafc4c82e8b52",
-        "u.data": "06416e597f82b7342361e41163890c81036900f418ad91315590814211dca490",
-        "u.genre": "9757e0d3e6b298159a80dd48eaf938114690e911e39af97a76949ef1663610bb",
-        "u.info": "5b0a40b2e47a729ee6203063f6dcf8790c2e63f5a18663e6ee318a72c5f3c27b",
-        "u.item": "553841ebc7de3a0fd0d6b62a204ea30c1e651aacfb2814c7a6584ac52f2c5701",
-        "u.occupation": "cd5fbec9afe345d993a62fc7817df1a4a9079c4feb267b3118763b8fd942137d",
-        "u.user": "f120e114da2e8cf314fd28f99417c94ae9ddf1cb6db8ce0e4b5995d40e90e62c",
-        "u1.base": "ce253ec86c448b44fb3ba9a30d12dcfc2e9210cbde71efada3730c22e9ac212a",
-        "u1.test": "18c6014a4b2c7324f250a63f8904a7b16b2b19f911129e346141507b0cbac950",
-        "u2.base": "6c06f0b5df4b256da1a994f3ac66edc8da4d3f09bc9282df6b14d893366d703e",
-        "u2.test": "4de658d1e04ed9104629509a2e2528fce833ac8e048280183f1df167632038c3",
-        "u3.base": "afdc155c291c6edc41c0407e39d7462eb98d341e064f0b0a12175b80b3c4af5d",
-        "u3.test": "0f548b51c78327de4c156461d3e430b7e5579fe2b5681586a59416e48fd35f6d",
-        "u4.base": "219f0f4d40dfe9c5141d425f53fa91ee23ed275f14e280bbf1b50117afb064ca",
-        "u4.test": "7c02ad0a1e7ab1083c8b9d4b627203a051dd7b5eab46d99fa44de33470de8db9",
-        "u5.base": "a9574e59ce961eec2121627760b6e9b0974ce1637b3fe69ac32cb14a4bfab485",
-        "u5.test": "351cc52e0d15b6c721466276fc24671d40936899e3d01fadeaf312915b8c5634",
-        "ua.base": "67b5bcdb380c29f85d56a012ecd88612ae020f30a6730d117a334ee8203b91f2",
-        "ua.test": "d0497e202417720f57a184ec8c66be2d1afa4ff41bb53787c57b28d6bf79bc42",
-        "ub.base": "237254d253b6ad7de84f919d041055428646254f34ed8f562703c899430cd881",
-        "ub.test": "d54a72d05730d5892062734b2bec73e976f9b713d18c828a18b968d6cce442da",
-    },
-    "hetrec2011-lastfm-2k": {
-        "artists.dat": "c173881362c6b28551368fecb3c0be5a6a30a6cd859e1f5775413dfe46d48648",
-        "readme.txt": "6fe5d1e6f67b025fc50cd70883dd1a1ff16c5ff37b5b7abfb33644b83468b209",
-        "tags.dat": "e95175f259be4c0c47644ae23d66131cd6d5767142a1405000e79f5584691d70",
-        "user_artists.dat": "001400dc3c7d2667fca6e4ea6dc6acc31a9dd28ad5cd0f74cea988c019934d3b",
-        "user_friends.dat": "9a3a8f7fa5f5ec832335e5b58ed69a4cf27c6f6f6afcde62134810eea46445a7",
-        "user_taggedartists.dat": "d31fe938fcfeed6f0059f37a36b156f63674d073fc2553e5cc9dc1595e365bc7",
-    },
-    "ml-latest-small": {
-        "README.txt": "63d22ac138e80fae37021797ed8e1b9424b5239dc576a137422adf783ae3f404",
-        "links.csv": "97ad18e4e56a09363c65676b6cb3482ce3e2cea2372a24620c1599c843325f31",
-        "movies.csv": "5a5f32dd9bb3797b8e728a1b98958789d2b13f294a69fdfbc5727f8a9611aa07",
-        "ratings.csv": "aa289ca83157595d0df6aea1be6a4ded676ddc4385472e8313a8ed9805352646",
-        "tags.csv": "92a9f8bb7916dceef6151209845788c3643f794dfa79d1feaec7121b5960399d",
-    },
-}
+
+def check_listing(key: str, pinned: dict[str, str], members: dict[str, zipfile.ZipInfo], url: str) -> None:
+    """DataError when the archive of a release whose files are known (`pinned`) holds a file that release does not
+    have."""
+    if not pinned:
+        return
+    known = set(pinned) | UNPINNED_MEMBERS.get(key, frozenset())
+    extra = sorted(set(members) - known)
+    if extra:
+        shown = ", ".join(extra[:5]) + (", ..." if len(extra) > 5 else "")
+        raise DataError(f"the archive from {url} holds files the {key} release does not have ({shown}): a different "
+                        "or altered archive; nothing was unpacked")
 
 
 def default_dir() -> Path:
@@ -202,12 +146,12 @@ def fetch(
     echo: Callable[[str], None] = print,
 ) -> Path:
     """Download, verify and unpack dataset `name` into `dest/<folder>`; return the folder."""
-    key = ALIASES.get(name, name)
-    if key not in SOURCES:
-        raise ConfigError(f"unknown dataset {name!r} to fetch; choose one of {', '.join(SOURCES)}")
-    src = SOURCES[key]
+    if ":" in name or name not in DATASETS:
+        raise ConfigError(f"unknown dataset {name!r} to fetch; choose one of {', '.join(DATASETS)}")
+    src = DATASETS.get(name)
+    key = src.name
     want = check_sha256(sha256) or src.sha256
-    pinned_files = FILE_SHA256.get(key, {})
+    pinned_files = src.files
     dest = Path(dest) if dest is not None else default_dir()
     target = dest / src.folder
     if target.exists() and not force:
@@ -237,6 +181,7 @@ def fetch(
         try:
             with zipfile.ZipFile(archive) as zf:
                 members, _ = _members(zf, src.url)
+                check_listing(key, pinned_files, members, src.url)
                 verify_members(zf, members, pinned_files, src.url)
                 if pinned_files:
                     echo(f"{key}: {len(pinned_files)} files verified against pinned sha256 checksums")

@@ -1,6 +1,6 @@
 """Writing runs and qrels block by block in the formats of `recdiv.data.formats`: TREC text, CSV, TSV (with a
 header line), Parquet (one row group per block of whole users) and Arrow IPC files. Every target is written
-beside itself and renamed into place when complete (`recdiv.data.textio.atomic_write`); ``.gz`` text is gzipped.
+beside itself and renamed into place when complete (`recdiv.outputs.atomic_write`); ``.gz`` text is gzipped.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 
 from recdiv.data._read import Codes, Table
-from recdiv.data.textio import _checked_labels, _number_codes, atomic_write, format_lines
+from recdiv.data.textio import _checked_labels, _number_codes, format_lines
+from recdiv.outputs import atomic_write
 
 _RUN = ("user", "item", "rank", "score")
 _QRELS = ("user", "item", "grade")

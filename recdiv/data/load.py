@@ -11,41 +11,32 @@ from pathlib import Path
 import pandas as pd
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
-from recdiv.data import export, lastfm, movielens, synthetic
+from recdiv.data import synthetic
 from recdiv.data._build import attribute_from_pairs
+from recdiv.data._source import optional_file
+from recdiv.data.datasets import FORMATS
 from recdiv.data.interactions import Dataset, Interactions
 from recdiv.data.locate import dataset_path
 from recdiv.data.textio import read_interactions_tsv, read_item_aspects_tsv
 from recdiv.data.vocab import Vocab
 from recdiv.errors import ConfigError, DataError
 
-# (format, file that identifies it, loader); checked in this order
-FORMATS = [
-    ("ml-100k", "u.data", movielens.load_ml100k),
-    ("movielens-dat", "ratings.dat", movielens.load_ml_dat),
-    ("movielens-csv", "ratings.csv", movielens.load_ml_csv),
-    ("hetrec-lastfm", "user_artists.dat", lastfm.load_hetrec_lastfm),
-    ("lastfm-1k", lastfm.LASTFM_1K_LOG, lastfm.load_lastfm_1k),
-    ("lastfm-360k", lastfm.LASTFM_360K_PLAYS, lastfm.load_lastfm_360k),
-    ("recdiv-export", "test.qrels", export.load_export),  # a `recdiv data export` folder: its split is `export`
-    ("recdiv-tsv", "interactions.tsv", None),
-]
-
 
 def detect_format(folder: str | Path) -> str:
     """The format name of an unpacked dataset folder, from the files it holds."""
     folder = Path(folder)
-    for name, marker, _ in FORMATS:
-        if (folder / marker).is_file():
-            return name
-    expected = ", ".join(m for _, m, _ in FORMATS)
+    formats = FORMATS.entries()
+    for entry in formats:
+        if optional_file(folder / entry.obj.marker):  # a broken link in place of the file is an error naming it
+            return entry.name
+    expected = ", ".join(e.obj.marker for e in formats)
     raise DataError(f"unknown dataset format: none of the expected files ({expected}) is in this folder", folder)
 
 
 def load_dataset(name_or_path: str | Path, data_dir: str | Path | None = None, **options) -> Dataset:
     """Load a dataset.
 
-    `name_or_path`: a folder (format detected from its files, see `FORMATS`); a dataset name looked up
+    `name_or_path`: a folder (format detected from its files: `recdiv.data.datasets.FORMATS`); a dataset name looked up
     under `data_dir`, `$RECDIV_DATA` or `../shared/data` (`ml-100k`, `ml-latest-small`,
     `hetrec2011-lastfm-2k`, aliases `ml100k`, `lastfm-2k`); or `synthetic` / `synthetic:<preset>`
     (generated, seed 0 unless `seed=` is given). `options` go to the loader (e.g. `duplicates="last"`,
@@ -64,7 +55,7 @@ def dataset_loader(name_or_path: str | Path, data_dir: str | Path | None = None)
         return "synthetic", synthetic.generate, spec.partition(":")[2] or None
     folder = dataset_path(name_or_path, data_dir)
     fmt = detect_format(folder)
-    return fmt, dict((n, f) for n, _, f in FORMATS)[fmt] or load_recdiv_tsv, folder
+    return fmt, FORMATS.get(fmt).load_function(), folder
 
 
 _STRICT = ConfigDict(strict=True, allow_inf_nan=False)
@@ -114,4 +105,4 @@ def load_recdiv_tsv(folder: str | Path, *, kind: str = "explicit", scale: tuple[
 
 def describe_formats() -> pd.DataFrame:
     """The supported folder formats and the file that identifies each."""
-    return pd.DataFrame([(n, m) for n, m, _ in FORMATS], columns=["format", "identified by"])
+    return pd.DataFrame([(e.name, e.obj.marker) for e in FORMATS.entries()], columns=["format", "identified by"])

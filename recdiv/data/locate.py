@@ -5,7 +5,8 @@
   `~/.cache/recdiv/data` — where `recdiv data fetch` stores datasets when `RECDIV_DATA` is not set
   (`recdiv.data.fetch.default_dir`), so that a fetched dataset is found by name.
 
-A name is looked up in each folder in turn (aliases: `ml100k`, `lastfm-2k`, `hetrec-lastfm`, `ml-latest`).
+A name is looked up in each folder in turn; a name or alias of `recdiv.data.datasets.DATASETS` (`ml100k`, `lastfm-2k`,
+`hetrec-lastfm`, `ml-latest`, ...) stands for its dataset's folder.
 """
 
 from __future__ import annotations
@@ -13,13 +14,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from recdiv.data.datasets import DATASETS
 from recdiv.errors import DataError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 #: where `recdiv data fetch` unpacks datasets when RECDIV_DATA is not set
 FETCH_HOME = Path.home() / ".cache" / "recdiv" / "data"
-ALIASES = {"ml100k": "ml-100k", "lastfm-2k": "hetrec2011-lastfm-2k", "hetrec-lastfm": "hetrec2011-lastfm-2k",
-           "ml-latest": "ml-latest-small"}
 
 
 def search_dirs(explicit: str | Path | None = None) -> list[Path]:
@@ -51,7 +51,9 @@ def dataset_path(name_or_path: str | Path, data_root: str | Path | None = None) 
     if p.is_dir():
         return p
     dirs = search_dirs(data_root)
-    name = ALIASES.get(str(name_or_path), str(name_or_path))
+    name = str(name_or_path)
+    if ":" not in name and name in DATASETS:  # (module:attribute is not a dataset name)
+        name = DATASETS.get(name).folder
     for root in dirs:
         if (root / name).is_dir():
             return root / name

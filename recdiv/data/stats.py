@@ -3,8 +3,8 @@ Gini of item popularity, rating scale and the number of aspects of each item att
 
 from __future__ import annotations
 
+from recdiv.arrays.concentration import gini
 from recdiv.data.interactions import Dataset, Interactions
-from recdiv.models.concentration import gini
 
 
 def interaction_stats(inter: Interactions) -> dict:

@@ -13,9 +13,10 @@ from abc import ABC, abstractmethod
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import ClassVar
+from typing import Any, ClassVar, Literal, get_args, get_origin
 
 import numpy as np
+from pydantic import model_validator
 
 from recdiv.config import Config
 from recdiv.data.rankings import PAD, Rankings
@@ -27,7 +28,21 @@ from recdiv.progress import tick
 
 class RerankerConfig(Config):
     """Base of every reranker configuration (`recdiv.config.Config`: unknown keys and values of the wrong type
-    are errors, immutable); `lambda` may be written as is."""
+    are errors, immutable); `lambda` may be written as is. A choice among names that include "none" (`norm`)
+    also takes None: `--param norm=none` reads as None (a null value), and means the name."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _none_is_the_name_none(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        out = dict(data)
+        for name, info in cls.model_fields.items():
+            for key in (name, info.alias):
+                choices = get_args(info.annotation) if get_origin(info.annotation) is Literal else ()
+                if key in out and out[key] is None and "none" in choices:
+                    out[key] = "none"
+        return out
 
 
 #: the context of a reranking is the one `Context` of evaluation and reranking (this name is kept for scripts)
@@ -85,11 +100,21 @@ class Reranker(ABC):
     """
 
     NAME: ClassVar[str] = ""
+    FORMULA: ClassVar[str] = ""  # the objective f(i | S), for the reference table of docs/diversifiers.md
+    CITATION: ClassVar[str] = ""  # its source
     Config: ClassVar[type[RerankerConfig]] = RerankerConfig
     #: context parts the reranker reads: "train" (profiles p(a|u), popularity), "aspects" (A(i), p(a|u)),
     #: "similarity" (an item similarity: over the aspects by default, or set in the context)
     NEEDS: ClassVar[tuple[str, ...]] = ("aspects",)
     BLOCK_USERS: ClassVar[int] = 512  # users per block: keeps the per-step (users × N) arrays in cache
+
+    @staticmethod
+    def reference(params: dict, cands: list[int], scores: list[float], k: int, env) -> list[int]:
+        """A readable per-user loop of the objective (the oracle the vectorised reranker is tested against):
+        `params` as given to `make_reranker`, one user's candidates (item indices, best first) and scores, the list
+        length and the user's `recdiv.diversifiers.reference.UserEnv`; returns the chosen positions. Every
+        built-in reranker defines it beside its class (`recdiv.diversifiers.reference.reference_rerank`)."""
+        raise NotImplementedError("this reranker has no per-user reference loop")
 
     def __init__(self, config: RerankerConfig | None = None, **params):
         if config is not None and params:

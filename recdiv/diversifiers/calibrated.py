@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from pydantic import Field
@@ -12,6 +12,9 @@ from recdiv.diversifiers.blocks import aspect_indicator
 from recdiv.diversifiers.greedy import GreedyReranker
 from recdiv.diversifiers.greedy_kernels import calibrated_step
 from recdiv.diversifiers.normalize import normalize
+
+if TYPE_CHECKING:
+    from recdiv.diversifiers.reference import UserEnv
 
 
 class CalibratedConfig(RerankerConfig):
@@ -35,6 +38,8 @@ class Calibrated(GreedyReranker):
     """
 
     NAME = "Calibrated"
+    FORMULA = "(1−λ)·Σ ŝ − λ·KL(p ‖ q̃) of S ∪ {i}"
+    CITATION = "Steck 2018"
     NEEDS = ("aspects", "train")
     Config = CalibratedConfig
 
@@ -107,3 +112,32 @@ class Calibrated(GreedyReranker):
                             self.config.lambda_, st["off"], remaining, has, st["Q"], best)
             out[:, t] = best
         return out
+
+    @staticmethod
+    def reference(params: dict, cands: list[int], scores: list[float], k: int, env: UserEnv) -> list[int]:
+        """The readable per-user loop of Calibrated's objective (its oracle: `recdiv.diversifiers.reference`)."""
+        import math
+
+        from recdiv.diversifiers.reference import greedy_loop, minmax
+
+        n = len(cands)
+        lam = params.get("lambda", 0.5)
+        if lam == 0 or not env.has_profile:
+            return list(range(min(k, n)))
+        alpha = params.get("alpha", 0.01)
+        p = env.pu_frac
+        sh = scores if params.get("norm", "minmax") == "none" else minmax(scores)
+
+        def pgi(c):
+            A = env.aspects(c)
+            return {a: 1.0 / len(A) for a in A}
+
+        def objective(items):
+            q: dict = {}
+            for c in items:
+                for a, v in pgi(c).items():
+                    q[a] = q.get(a, 0.0) + v / len(items)
+            kl = sum(pa * math.log(pa / ((1 - alpha) * q.get(a, 0.0) + alpha * pa)) for a, pa in p.items() if pa > 0)
+            return (1 - lam) * sum(sh[cands.index(c)] for c in items) - lam * kl
+
+        return greedy_loop(n, k, lambda rem, S: {i: objective([cands[j] for j in S] + [cands[i]]) for i in rem})

@@ -38,6 +38,8 @@ class COVER(GreedyReranker):
     """
 
     NAME = "COVER"
+    FORMULA = "λ·ŝ(i) + (1−λ)·ΔF, F(S) = (1/|C|)Σ_{j∈C} (cov_S(j))^γ"
+    CITATION = "Nemhauser et al. 1978; Lin & Bilmes 2011"
     NEEDS = ("similarity",)
     Config = COVERConfig
     BLOCK_USERS = 32  # the type similarities are users × T × T (T = N for a similarity without feature sets)

@@ -4,7 +4,7 @@ See docs/diversifiers.md."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from pydantic import Field
@@ -15,12 +15,15 @@ from recdiv.diversifiers.greedy import GreedyReranker
 from recdiv.diversifiers.mmr import _baseline
 from recdiv.diversifiers.normalize import normalize
 
+if TYPE_CHECKING:
+    from recdiv.diversifiers.reference import UserEnv
+
 EPSILON = 1e-10
 
 
 class DPPConfig(RerankerConfig):
     theta: float | None = Field(0.5, ge=0.0, le=1.0)
-    norm: Literal["minmax", "max", "sum", "rank", "none"] = "minmax"
+    norm: Literal["minmax", "max", "sum", "rank", "zscore", "none"] = "minmax"
     epsilon: float = Field(EPSILON, gt=0.0)
 
 
@@ -36,6 +39,8 @@ class DPP(GreedyReranker):
     """
 
     NAME = "DPP"
+    FORMULA = "greedy MAP of det(L_Y), L = diag(q)·S·diag(q)"
+    CITATION = "Chen et al. 2018"
     NEEDS = ("similarity",)  # an item similarity: over aspects (cosine, jaccard), factors or ratings
     Config = DPPConfig
     BLOCK_USERS = 128  # c is users × k × N
@@ -83,3 +88,37 @@ class DPP(GreedyReranker):
         e = orthogonal_coefficients(c[:, :t, :], lj, picked, d2j, live)
         c[:, t, :] = e
         st["d2"] = st["d2"] - e * e
+
+    @staticmethod
+    def reference(params: dict, cands: list[int], scores: list[float], k: int, env: UserEnv) -> list[int]:
+        """The readable per-user loop of DPP's objective (its oracle: `recdiv.diversifiers.reference`)."""
+        import math
+
+        from recdiv.diversifiers.reference import minmax
+
+        n = len(cands)
+        th = params.get("theta", 0.5)
+        n = len(cands)
+        if th == 1.0:
+            return list(range(min(k, n)))
+        q = np.array(scores, float) if th is None else np.exp(th / (2 * (1 - th)) * np.array(minmax(scores)))
+        S = np.array([[np.nan_to_num(env.sim(a, b)) for b in cands] for a in cands])
+        L = q[:, None] * S * q[None, :]
+        eps = params.get("epsilon", 1e-10)
+        cis = np.zeros((k, n))
+        di2s = np.copy(np.diag(L))
+        selected = [int(np.argmax(di2s))]
+        if di2s[selected[0]] >= eps:
+            while len(selected) < min(k, n):
+                t = len(selected) - 1
+                j = selected[-1]
+                eis = (L[j, :] - cis[:t, j] @ cis[:t, :]) / math.sqrt(di2s[j])
+                cis[t, :] = eis
+                di2s = di2s - eis**2
+                di2s[selected] = -np.inf
+                j = int(np.argmax(di2s))
+                if di2s[j] < eps:
+                    break
+                selected.append(j)
+        rest = [i for i in range(n) if i not in selected]
+        return (selected + rest)[: min(k, n)]

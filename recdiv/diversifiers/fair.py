@@ -35,6 +35,8 @@ class FAIR(GreedyReranker):
     """
 
     NAME = "FAIR"
+    FORMULA = "the best remaining candidate, a protected one while |S ∩ P| < m(|S|+1), m(t) = F⁻¹(α_c; t, p)"
+    CITATION = "Zehlike et al., CIKM 2017"
     NEEDS = ("item_groups",)
     Config = FAIRConfig
 

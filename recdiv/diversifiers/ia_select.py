@@ -4,7 +4,7 @@ See docs/diversifiers.md."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -13,6 +13,9 @@ from recdiv.diversifiers.blocks import item_aspect_distribution
 from recdiv.diversifiers.greedy import GreedyReranker
 from recdiv.diversifiers.greedy_kernels import aspect_coverage_greedy
 from recdiv.diversifiers.normalize import normalize
+
+if TYPE_CHECKING:
+    from recdiv.diversifiers.reference import UserEnv
 
 
 class IASelectConfig(RerankerConfig):
@@ -29,6 +32,8 @@ class IASelect(GreedyReranker):
     """
 
     NAME = "IASelect"
+    FORMULA = "Σ_a p(a|u)·ŝ(i)p(a|i)·Π_{j∈S}(1 − ŝ(j)p(a|j))"
+    CITATION = "Agrawal et al. 2009"
     NEEDS = ("aspects", "train")
     Config = IASelectConfig
 
@@ -52,3 +57,22 @@ class IASelect(GreedyReranker):
     def update(self, st, block, picked, t):
         v = st["shat"][np.arange(block.n), np.maximum(picked, 0)][:, None] * st["pai"].rows(picked)
         st["U"] *= 1.0 - v
+
+    @staticmethod
+    def reference(params: dict, cands: list[int], scores: list[float], k: int, env: UserEnv) -> list[int]:
+        """The readable per-user loop of IASelect's objective (its oracle: `recdiv.diversifiers.reference`)."""
+        import math
+
+        from recdiv.diversifiers.reference import greedy_loop, minmax
+
+        n = len(cands)
+        sh = minmax(scores)
+
+        def V(i, a):
+            A = env.aspects(cands[i])
+            return sh[i] / len(A) if a in A else 0.0
+
+        def value(rem, S):
+            return {i: sum(p * V(i, a) * math.prod(1 - V(j, a) for j in S) for a, p in env.pu.items()) for i in rem}
+
+        return greedy_loop(n, k, value)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from pydantic import Field
@@ -13,6 +13,9 @@ from recdiv.diversifiers.blocks import BitmaskSlicer, similarity_slicer
 from recdiv.diversifiers.greedy import GreedyReranker
 from recdiv.diversifiers.normalize import normalize, zscore
 from recdiv.jit import kernel
+
+if TYPE_CHECKING:
+    from recdiv.diversifiers.reference import UserEnv
 
 
 class MMRConfig(RerankerConfig):
@@ -37,6 +40,8 @@ class MMR(GreedyReranker):
     """
 
     NAME = "MMR"
+    FORMULA = "thesis: λ·ŝ(i) − (1−λ)·max_{j∈S} sim(i,j); ranksys: (1−λ)·z(s) + λ·z(avg dist to S)"
+    CITATION = "Carbonell & Goldstein 1998"
     NEEDS = ("similarity",)  # an item similarity: over aspects (cosine, jaccard), factors or ratings
     Config = MMRConfig
 
@@ -98,6 +103,44 @@ class MMR(GreedyReranker):
         else:
             avg = st["avgdist"]  # RankSys UserMMR.update: the running mean over S, in its arithmetic
             avg += ((1.0 - s) - avg) / (t + 1.0)
+
+    @staticmethod
+    def reference(params: dict, cands: list[int], scores: list[float], k: int, env: UserEnv) -> list[int]:
+        """The readable per-user loop of MMR's objective (its oracle: `recdiv.diversifiers.reference`)."""
+        import math
+
+        from recdiv.diversifiers.reference import greedy_loop, lambda_values, minmax
+
+        n = len(cands)
+        lam = params.get("lambda", 0.5)
+        if params.get("variant", "thesis") == "thesis":
+            sh = minmax(scores)
+
+            def value(rem, S):
+                out = {}
+                for i in rem:
+                    sims = [env.sim(cands[i], cands[j]) for j in S]
+                    defined = [x for x in sims if not math.isnan(x)]
+                    if S and not env.aspects(cands[i]) and lam < 1:
+                        out[i] = math.nan
+                        continue
+                    out[i] = lam * sh[i] - (1 - lam) * (max(defined) if defined else 0.0)
+                return out
+
+            return greedy_loop(n, k, value)
+        if lam == 0:
+            return list(range(min(k, n)))
+
+        def value(rem, S):
+            nov = {}
+            for i in rem:  # RankSys UserMMR: running mean of the distances to S; NaN once one is undefined
+                avg = 0.0
+                for n, j in enumerate(S, 1):
+                    avg += ((1 - env.sim(cands[i], cands[j])) - avg) / n
+                nov[i] = avg
+            return lambda_values(rem, scores, nov, lam)
+
+        return greedy_loop(n, k, value)
 
 
 def _baseline(block: CandidateBlock, k: int) -> np.ndarray:

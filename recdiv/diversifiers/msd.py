@@ -29,6 +29,8 @@ class MSD(GreedyReranker):
     """
 
     NAME = "MSD"
+    FORMULA = "λ·ŝ(i) + (1−λ)·Σ_{j∈S} (1 − sim(i,j))"
+    CITATION = "Borodin et al., PODS 2012"
     NEEDS = ("similarity",)
     Config = MSDConfig
 

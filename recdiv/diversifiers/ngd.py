@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from pydantic import Field
@@ -11,6 +11,9 @@ from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
 from recdiv.diversifiers.greedy import GreedyReranker
 from recdiv.diversifiers.mmr import _baseline
 from recdiv.diversifiers.normalize import zscore
+
+if TYPE_CHECKING:
+    from recdiv.diversifiers.reference import UserEnv
 
 
 class NGDConfig(RerankerConfig):
@@ -28,6 +31,8 @@ class NGD(GreedyReranker):
     """
 
     NAME = "NGD"
+    FORMULA = "(1−λ)·z(s) + λ·z(nov)"
+    CITATION = "Vargas 2012 §4.8.2"
     NEEDS = ("train",)
     Config = NGDConfig
 
@@ -48,3 +53,16 @@ class NGD(GreedyReranker):
     def relevance_term(self, st, block, remaining, t):
         """(1 − λ)·z(s(i)); the rest of f is the novelty term λ·z(nov(i))."""
         return (1.0 - self.config.lambda_) * zscore(block.scores, block.valid)
+
+    @staticmethod
+    def reference(params: dict, cands: list[int], scores: list[float], k: int, env: UserEnv) -> list[int]:
+        """The readable per-user loop of NGD's objective (its oracle: `recdiv.diversifiers.reference`)."""
+        from recdiv.diversifiers.reference import greedy_loop, lambda_values
+
+        n = len(cands)
+        lam = params.get("lambda", 0.5)
+        if lam == 0:
+            return list(range(min(k, n)))
+        nov = [env.novelty[c] for c in cands]
+        vals = lambda_values(range(n), scores, nov, lam)
+        return greedy_loop(n, k, lambda rem, S: vals)

@@ -40,6 +40,8 @@ class PlackettLuce(Reranker):
     """
 
     NAME = "PlackettLuce"
+    FORMULA = "a Plackett–Luce sample: P(π) = Π_t w(π_t)/Σ_{j∉π_<t} w(j), w = softmax(β·s)"
+    CITATION = "Plackett 1975; Luce 1959; Diaz et al. 2020"
     NEEDS = ()
     Config = PlackettLuceConfig
     BLOCK_USERS = 1 << 62  # one block: the generator stream runs over all users in order

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from pydantic import Field
@@ -12,6 +12,9 @@ from recdiv.diversifiers.blocks import aspect_probabilities
 from recdiv.diversifiers.greedy import GreedyReranker
 from recdiv.diversifiers.greedy_kernels import pm2_greedy
 from recdiv.diversifiers.normalize import nonnegative
+
+if TYPE_CHECKING:
+    from recdiv.diversifiers.reference import UserEnv
 
 
 class PM2Config(RerankerConfig):
@@ -29,6 +32,8 @@ class PM2(GreedyReranker):
     """
 
     NAME = "PM2"
+    FORMULA = "Sainte-Laguë quotients; λ·qt_{a*}P(i|u,a*) + (1−λ)Σ_{a≠a*} qt_a P(i|u,a)"
+    CITATION = "Dang & Croft 2012"
     NEEDS = ("aspects", "train")
     Config = PM2Config
 
@@ -63,3 +68,29 @@ class PM2(GreedyReranker):
         p = st["pua"].rows(picked)
         tot = p.sum(axis=1, keepdims=True)
         st["seats"] += np.where(tot > 0, p / np.where(tot > 0, tot, 1.0), 0.0)
+
+    @staticmethod
+    def reference(params: dict, cands: list[int], scores: list[float], k: int, env: UserEnv) -> list[int]:
+        """The readable per-user loop of PM2's objective (its oracle: `recdiv.diversifiers.reference`)."""
+        from recdiv.diversifiers.reference import aspect_probs, greedy_loop
+
+        n = len(cands)
+        lam = params.get("lambda", 0.5)
+        P = aspect_probs(cands, scores, env)
+        aspects = sorted(env.pu)
+        votes = {a: env.pu[a] * min(k, n) for a in aspects}
+        seats = {a: 0.0 for a in aspects}
+
+        def value(rem, S):
+            if S:  # fold in the last pick
+                last = P[S[-1]]
+                tot = sum(last.values())
+                if tot > 0:
+                    for a, p in last.items():
+                        seats[a] += p / tot
+            qt = {a: votes[a] / (2 * seats[a] + 1) for a in aspects}
+            star = max(aspects, key=lambda a: (qt[a], -aspects.index(a)))
+            return {i: sum((lam if a == star else 1 - lam) * qt[a] * P[i].get(a, 0.0) for a in aspects)
+                    for i in rem}
+
+        return greedy_loop(n, k, value)

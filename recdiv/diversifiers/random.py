@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from pydantic import Field
 
 from recdiv.diversifiers.base import CandidateBlock, Reranker, RerankerConfig
+
+if TYPE_CHECKING:
+    from recdiv.diversifiers.reference import UserEnv
 
 
 class RandomConfig(RerankerConfig):
@@ -17,6 +22,7 @@ class Random(Reranker):
     output the first k. A lower bound for diversity/novelty comparisons. docs/diversifiers.md"""
 
     NAME = "Random"
+    FORMULA = "a seeded permutation"
     NEEDS = ()
     Config = RandomConfig
     BLOCK_USERS = 1 << 62  # one block: the generator stream runs over all users in order
@@ -34,3 +40,10 @@ class Random(Reranker):
         for r in order:  # ragged lists: one permutation per user, in the same stream order
             out[r, : min(k, lengths[r])] = rng.permutation(int(lengths[r]))[:k]
         return out
+
+    @staticmethod
+    def reference(params: dict, cands: list[int], scores: list[float], k: int, env: UserEnv) -> list[int]:
+        """The readable per-user loop of Random's objective (its oracle: `recdiv.diversifiers.reference`)."""
+
+        n = len(cands)
+        return [int(x) for x in env.rng.permutation(n)[:k]]

@@ -2,9 +2,11 @@
 and from RankSys's per-user code conventions (`GreedyReranker`, `LambdaReranker`, `Stats`), not from the
 vectorised implementation. They are the oracle of the equivalence tests and the peer of the benchmark.
 
+Each reranker's loop is its class's `reference` (beside the class, in its module), chosen by the registry:
 `reference_rerank(name, params, cands, scores, k, env)` reranks one user's candidates (item indices, best first) and
-returns the chosen positions. `env` supplies: aspects(i) -> set, sim(i, j) -> float (NaN = undefined), pu ->
-{aspect: p(a|u)} (count-based, or as requested by `weighting`), pu_frac, novelty (array), has_profile, rng.
+returns the chosen positions; this module holds what the loops share. `env` supplies: aspects(i) -> set,
+sim(i, j) -> float (NaN = undefined), pu -> {aspect: p(a|u)} (count-based, or as requested by `weighting`),
+pu_frac, novelty (array), has_profile, rng.
 """
 
 from __future__ import annotations
@@ -68,12 +70,12 @@ def greedy_loop(n: int, k: int, value) -> list[int]:
     return out
 
 
-def _minmax(s: list[float]) -> list[float]:
+def minmax(s: list[float]) -> list[float]:
     lo, hi = min(s), max(s)
     return [1.0 if hi == lo else (x - lo) / (hi - lo) for x in s]
 
 
-def _probability(s: list[float]) -> list[float]:
+def probability(s: list[float]) -> list[float]:
     """s⁺(i) / Σ_j s⁺(j), uniform if the sum is 0 (xQuAD's P(i|u))."""
     shift = min(0.0, min(s))
     sp = [x - shift for x in s]
@@ -81,7 +83,7 @@ def _probability(s: list[float]) -> list[float]:
     return [x / tot if tot > 0 else 1.0 / len(s) for x in sp]
 
 
-def _lambda_values(remaining, rel, nov, lam):
+def lambda_values(remaining, rel, nov, lam):
     """RankSys `LambdaReranker` with norm=true: z-scores over the remaining candidates."""
     rs, ns = _Stats(), _Stats()
     for i in remaining:
@@ -90,7 +92,7 @@ def _lambda_values(remaining, rel, nov, lam):
     return {i: (1 - lam) * rs.z(rel[i]) + lam * ns.z(nov[i]) for i in remaining}
 
 
-def _aspect_probs(cands, scores, env):
+def aspect_probs(cands, scores, env):
     """P(i|u,a) = s⁺(i)[a∈A(i)] / Σ_{j: a∈A(j)} s⁺(j) (uniform over the candidates with a if that sum is 0)."""
     shift = min(0.0, min(scores))
     sp = [s - shift for s in scores]
@@ -105,151 +107,11 @@ def _aspect_probs(cands, scores, env):
 
 def reference_rerank(name: str, params: dict, cands: list[int], scores: list[float], k: int,
                      env: UserEnv) -> list[int]:
-    n = len(cands)
-    lam = params.get("lambda", 0.5)
-    if name == "MMR" and params.get("variant", "thesis") == "thesis":
-        sh = _minmax(scores)
+    """The positions reranker `name`'s readable loop chooses for one user: its class's `reference` (found through
+    the registry, so a reranker brings its own oracle)."""
+    from recdiv.diversifiers.registry import RERANKERS
 
-        def value(rem, S):
-            out = {}
-            for i in rem:
-                sims = [env.sim(cands[i], cands[j]) for j in S]
-                defined = [x for x in sims if not math.isnan(x)]
-                if S and not env.aspects(cands[i]) and lam < 1:
-                    out[i] = math.nan
-                    continue
-                out[i] = lam * sh[i] - (1 - lam) * (max(defined) if defined else 0.0)
-            return out
-
-        return greedy_loop(n, k, value)
-    if name == "MMR":
-        if lam == 0:
-            return list(range(min(k, n)))
-
-        def value(rem, S):
-            nov = {}
-            for i in rem:  # RankSys UserMMR: running mean of the distances to S; NaN once one is undefined
-                avg = 0.0
-                for n, j in enumerate(S, 1):
-                    avg += ((1 - env.sim(cands[i], cands[j])) - avg) / n
-                nov[i] = avg
-            return _lambda_values(rem, scores, nov, lam)
-
-        return greedy_loop(n, k, value)
-    if name == "Ziegler":
-        th = params.get("theta_F", 0.5)
-
-        def value(rem, S):
-            cstar = {i: round(float(sum(np.nan_to_num(env.sim(cands[i], cands[j])) for j in S)), 12) for i in rem}
-            order = sorted(rem, key=lambda i: (cstar[i], i))
-            rdis = {i: r + 1 for r, i in enumerate(order)}
-            return {i: -((1 - th) * (i + 1) + th * rdis[i]) for i in rem}
-
-        return greedy_loop(n, k, value)
-    if name == "IASelect":
-        sh = _minmax(scores)
-
-        def V(i, a):
-            A = env.aspects(cands[i])
-            return sh[i] / len(A) if a in A else 0.0
-
-        def value(rem, S):
-            return {i: sum(p * V(i, a) * math.prod(1 - V(j, a) for j in S) for a, p in env.pu.items()) for i in rem}
-
-        return greedy_loop(n, k, value)
-    if name == "xQuAD":
-        alpha = params.get("alpha", 1.0)
-        P = _aspect_probs(cands, scores, env)
-
-        def div(i, S):
-            return sum(p * P[i].get(a, 0.0) * math.prod(1 - alpha * P[j].get(a, 0.0) for j in S)
-                       for a, p in env.pu.items() if p > 0)
-
-        if params.get("norm", "sum") == "zscore":
-            if lam == 0:
-                return list(range(min(k, n)))
-            return greedy_loop(n, k, lambda rem, S: _lambda_values(rem, scores, {i: div(i, S) for i in rem}, lam))
-        sh = _probability(scores) if params.get("norm", "sum") == "sum" else _minmax(scores)
-        return greedy_loop(n, k, lambda rem, S: {i: (1 - lam) * sh[i] + lam * div(i, S) for i in rem})
-    if name == "NGD":
-        if lam == 0:
-            return list(range(min(k, n)))
-        nov = [env.novelty[c] for c in cands]
-        vals = _lambda_values(range(n), scores, nov, lam)
-        return greedy_loop(n, k, lambda rem, S: vals)
-    if name == "PM2":
-        P = _aspect_probs(cands, scores, env)
-        aspects = sorted(env.pu)
-        votes = {a: env.pu[a] * min(k, n) for a in aspects}
-        seats = {a: 0.0 for a in aspects}
-
-        def value(rem, S):
-            if S:  # fold in the last pick
-                last = P[S[-1]]
-                tot = sum(last.values())
-                if tot > 0:
-                    for a, p in last.items():
-                        seats[a] += p / tot
-            qt = {a: votes[a] / (2 * seats[a] + 1) for a in aspects}
-            star = max(aspects, key=lambda a: (qt[a], -aspects.index(a)))
-            return {i: sum((lam if a == star else 1 - lam) * qt[a] * P[i].get(a, 0.0) for a in aspects)
-                    for i in rem}
-
-        return greedy_loop(n, k, value)
-    if name == "DPP":
-        return _dpp(params, cands, scores, k, env)
-    if name == "Calibrated":
-        if lam == 0 or not env.has_profile:
-            return list(range(min(k, n)))
-        alpha = params.get("alpha", 0.01)
-        p = env.pu_frac
-        sh = scores if params.get("norm", "minmax") == "none" else _minmax(scores)
-
-        def pgi(c):
-            A = env.aspects(c)
-            return {a: 1.0 / len(A) for a in A}
-
-        def objective(items):
-            q: dict = {}
-            for c in items:
-                for a, v in pgi(c).items():
-                    q[a] = q.get(a, 0.0) + v / len(items)
-            kl = sum(pa * math.log(pa / ((1 - alpha) * q.get(a, 0.0) + alpha * pa)) for a, pa in p.items() if pa > 0)
-            return (1 - lam) * sum(sh[cands.index(c)] for c in items) - lam * kl
-
-        return greedy_loop(n, k, lambda rem, S: {i: objective([cands[j] for j in S] + [cands[i]]) for i in rem})
-    if name == "Random":
-        return [int(x) for x in env.rng.permutation(n)[:k]]
-    raise ValueError(f"no reference for {name!r}")
-
-
-def _dpp(params, cands, scores, k, env):
-    """`laming-chen/fast-map-dpp` `dpp()` on the user's kernel, then fill with the baseline order."""
-    th = params.get("theta", 0.5)
-    n = len(cands)
-    if th == 1.0:
-        return list(range(min(k, n)))
-    q = np.array(scores, float) if th is None else np.exp(th / (2 * (1 - th)) * np.array(_minmax(scores)))
-    S = np.array([[np.nan_to_num(env.sim(a, b)) for b in cands] for a in cands])
-    L = q[:, None] * S * q[None, :]
-    eps = params.get("epsilon", 1e-10)
-    cis = np.zeros((k, n))
-    di2s = np.copy(np.diag(L))
-    selected = [int(np.argmax(di2s))]
-    if di2s[selected[0]] >= eps:
-        while len(selected) < min(k, n):
-            t = len(selected) - 1
-            j = selected[-1]
-            eis = (L[j, :] - cis[:t, j] @ cis[:t, :]) / math.sqrt(di2s[j])
-            cis[t, :] = eis
-            di2s = di2s - eis**2
-            di2s[selected] = -np.inf
-            j = int(np.argmax(di2s))
-            if di2s[j] < eps:
-                break
-            selected.append(j)
-    rest = [i for i in range(n) if i not in selected]
-    return (selected + rest)[: min(k, n)]
+    return RERANKERS.get(name).reference(params, cands, scores, k, env)
 
 
 def user_environments(cands, ctx, seed: int = 0) -> list[UserEnv]:

@@ -39,6 +39,8 @@ class SSD(GreedyReranker):
     """
 
     NAME = "SSD"
+    FORMULA = "λ·ŝ(i) + (1−λ)·γ·‖r_i‖, r_i the residual of i after the last w picks' directions"
+    CITATION = "Huang et al., KDD 2021"
     NEEDS = ("similarity",)
     Config = SSDConfig
     BLOCK_USERS = 128  # the window's coefficients are users × w × N

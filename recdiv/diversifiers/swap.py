@@ -32,6 +32,9 @@ class Swap(Reranker):
     """
 
     NAME = "Swap"
+    FORMULA = ("start from the top k; swap in each candidate with ŝ ≥ threshold for the member of least "
+               "diversity contribution when Σ d grows")
+    CITATION = "Yu, Lakshmanan & Amer-Yahia, EDBT 2009"
     NEEDS = ("similarity",)
     Config = SwapConfig
 

@@ -4,7 +4,7 @@ See docs/diversifiers.md."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from pydantic import Field
@@ -15,6 +15,9 @@ from recdiv.diversifiers.greedy import GreedyReranker
 from recdiv.diversifiers.greedy_kernels import aspect_coverage_greedy
 from recdiv.diversifiers.mmr import _baseline
 from recdiv.diversifiers.normalize import nonnegative, normalize, probability, zscore
+
+if TYPE_CHECKING:
+    from recdiv.diversifiers.reference import UserEnv
 
 
 class XQuADConfig(RerankerConfig):
@@ -41,6 +44,8 @@ class XQuAD(GreedyReranker):
     """
 
     NAME = "xQuAD"
+    FORMULA = "(1−λ)·P(i|u) + λ·Σ_a p(a|u)P(i|u,a)Π_{j∈S}(1 − αP(j|u,a)), P(i|u) = s⁺(i)/Σ_C s⁺"
+    CITATION = "Santos et al. 2010"
     NEEDS = ("aspects", "train")
     Config = XQuADConfig
 
@@ -87,3 +92,26 @@ class XQuAD(GreedyReranker):
 
     def update(self, st, block, picked, t):
         st["U"] *= 1.0 - self.config.alpha * st["pua"].rows(picked)
+
+    @staticmethod
+    def reference(params: dict, cands: list[int], scores: list[float], k: int, env: UserEnv) -> list[int]:
+        """The readable per-user loop of xQuAD's objective (its oracle: `recdiv.diversifiers.reference`)."""
+        import math
+
+        from recdiv.diversifiers.reference import aspect_probs, greedy_loop, lambda_values, minmax, probability
+
+        n = len(cands)
+        lam = params.get("lambda", 0.5)
+        alpha = params.get("alpha", 1.0)
+        P = aspect_probs(cands, scores, env)
+
+        def div(i, S):
+            return sum(p * P[i].get(a, 0.0) * math.prod(1 - alpha * P[j].get(a, 0.0) for j in S)
+                       for a, p in env.pu.items() if p > 0)
+
+        if params.get("norm", "sum") == "zscore":
+            if lam == 0:
+                return list(range(min(k, n)))
+            return greedy_loop(n, k, lambda rem, S: lambda_values(rem, scores, {i: div(i, S) for i in rem}, lam))
+        sh = probability(scores) if params.get("norm", "sum") == "sum" else minmax(scores)
+        return greedy_loop(n, k, lambda rem, S: {i: (1 - lam) * sh[i] + lam * div(i, S) for i in rem})

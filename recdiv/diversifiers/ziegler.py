@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from pydantic import Field
 
 from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
 from recdiv.diversifiers.blocks import similarity_slicer
 from recdiv.diversifiers.greedy import GreedyReranker
+
+if TYPE_CHECKING:
+    from recdiv.diversifiers.reference import UserEnv
 
 
 class ZieglerConfig(RerankerConfig):
@@ -25,6 +30,8 @@ class Ziegler(GreedyReranker):
     """
 
     NAME = "Ziegler"
+    FORMULA = "minimise (1−Θ)·rank_orig + Θ·rank_dis (dissimilarity to S)"
+    CITATION = "Ziegler et al. 2005"
     NEEDS = ("similarity",)  # an item similarity: over aspects (cosine, jaccard), factors or ratings
     Config = ZieglerConfig
 
@@ -48,3 +55,19 @@ class Ziegler(GreedyReranker):
 
     def update(self, st, block, picked, t):
         st["csum"] += np.nan_to_num(st["slice"](picked), nan=0.0)
+
+    @staticmethod
+    def reference(params: dict, cands: list[int], scores: list[float], k: int, env: UserEnv) -> list[int]:
+        """The readable per-user loop of Ziegler's objective (its oracle: `recdiv.diversifiers.reference`)."""
+        from recdiv.diversifiers.reference import greedy_loop
+
+        n = len(cands)
+        th = params.get("theta_F", 0.5)
+
+        def value(rem, S):
+            cstar = {i: round(float(sum(np.nan_to_num(env.sim(cands[i], cands[j])) for j in S)), 12) for i in rem}
+            order = sorted(rem, key=lambda i: (cstar[i], i))
+            rdis = {i: r + 1 for r, i in enumerate(order)}
+            return {i: -((1 - th) * (i + 1) + th * rdis[i]) for i in rem}
+
+        return greedy_loop(n, k, value)

@@ -23,7 +23,7 @@ _EXPORTS = {
     "evaluate_files": "recdiv.eval.io",
     "evaluate_itemlists": "recdiv.eval.io",
     "load_inputs": "recdiv.eval.io",
-    "MEASURES": "recdiv.eval.measure",
+    "MEASURES": "recdiv.eval.catalog",
     "Param": "recdiv.eval.measure",
     "PerUserMeasure": "recdiv.eval.measure",
     "SystemMeasure": "recdiv.eval.measure",

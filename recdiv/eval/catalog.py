@@ -1,5 +1,9 @@
-"""The catalogue of measures: every metric family registered (`recdiv.eval.metrics`), parsed from strings
-``Name(param=value,...)@K`` and listed.
+"""The catalogue of measures: every built-in measure registered by name and ``module:Class`` (`BUILTINS`, imported
+on first lookup, as the rerankers and recommenders are), parsed from strings ``Name(param=value,...)@K`` and listed.
+
+Measures of other packages come the way rerankers and recommenders do: ``mypkg.mod:DHits@10`` (any importable
+module; the class is then also known by its ``NAME``, so that ``str()`` round-trips) or the entry-point group
+``recdiv.measures`` of an installed package.
 
 Names follow the one spelling rule of `recdiv.registry` (``alpha-nDCG`` = ``Alpha-NDCG`` = ``alphandcg``); an
 unknown name gets a did-you-mean. Other tools' spellings map onto the same measure objects in two ways:
@@ -20,15 +24,92 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-import recdiv.eval.metrics  # noqa: F401  (registers every measure)
 from recdiv.errors import ConfigError
 from recdiv.eval import spellings
 from recdiv.eval.measure import MEASURES, Measure
 
-__all__ = ["add_spelling", "expand_sweeps", "list_measures", "parse_measure", "parse_measures"]
+__all__ = ["BUILTINS", "add_spelling", "expand_sweeps", "list_measures", "parse_measure", "parse_measures"]
 
-_PATTERN = re.compile(r"^\s*(?P<name>[A-Za-z][\w\-]*)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>\S+))?\s*$")
+_PATTERN = re.compile(r"^\s*(?P<name>[A-Za-z][\w\-]*|[A-Za-z_][\w.]*:[A-Za-z_][\w.]*)"  # a name or module:Class
+                      r"\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>\S+))?\s*$")
 _SPELLINGS: list[tuple[re.Pattern, str]] = []
+
+#: the built-in measures (name, ``module:Class``, aliases), in the order of the metric reference within each family
+BUILTINS: list[tuple[str, str, tuple[str, ...]]] = [
+    ("P", "recdiv.eval.metrics.accuracy:Precision", ()),
+    ("Recall", "recdiv.eval.metrics.accuracy:Recall", ()),
+    ("F1", "recdiv.eval.metrics.accuracy:F1", ()),
+    ("HitRate", "recdiv.eval.metrics.accuracy:HitRate", ()),
+    ("AP", "recdiv.eval.metrics.accuracy:AP", ()),
+    ("DCG", "recdiv.eval.metrics.accuracy:DCG", ()),
+    ("nDCG", "recdiv.eval.metrics.accuracy:NDCG", ()),
+    ("RR", "recdiv.eval.metrics.accuracy:RR", ()),
+    ("Rprec", "recdiv.eval.metrics.accuracy:Rprec", ()),
+    ("bpref", "recdiv.eval.metrics.accuracy:Bpref", ()),
+    ("infAP", "recdiv.eval.metrics.accuracy:InfAP", ()),
+    ("RBP", "recdiv.eval.metrics.accuracy:RBP", ()),
+    ("ERR", "recdiv.eval.metrics.accuracy:ERR", ()),
+    ("HLU", "recdiv.eval.metrics.accuracy:HLU", ()),
+    ("HLU_breese", "recdiv.eval.metrics.accuracy:HLUBreese", ()),
+    ("NumRet", "recdiv.eval.metrics.sets:NumRet", ()),
+    ("NumRelRet", "recdiv.eval.metrics.sets:NumRelRet", ()),
+    ("NumRel", "recdiv.eval.metrics.sets:NumRel", ()),
+    ("NumQ", "recdiv.eval.metrics.sets:NumQ", ()),
+    ("SetP", "recdiv.eval.metrics.sets:SetP", ()),
+    ("SetR", "recdiv.eval.metrics.sets:SetR", ()),
+    ("SetF", "recdiv.eval.metrics.sets:SetF", ()),
+    ("Judged", "recdiv.eval.metrics.sets:Judged", ()),
+    ("RMSE", "recdiv.eval.metrics.rating:RMSE", ()),
+    ("MAE", "recdiv.eval.metrics.rating:MAE", ()),
+    ("Spearman", "recdiv.eval.metrics.correlation:Spearman", ()),
+    ("Kendall", "recdiv.eval.metrics.correlation:Kendall", ()),
+    ("FCP", "recdiv.eval.metrics.correlation:FCP", ()),
+    ("EPC", "recdiv.eval.metrics.novelty:EPC", ()),
+    ("EIP", "recdiv.eval.metrics.novelty:EIP", ()),
+    ("EFD", "recdiv.eval.metrics.novelty:EFD", ()),
+    ("MSI", "recdiv.eval.metrics.novelty:MSI", ()),
+    ("EPD", "recdiv.eval.metrics.novelty:EPD", ()),
+    ("EILD", "recdiv.eval.metrics.diversity:EILD", ()),
+    ("ILD", "recdiv.eval.metrics.diversity:ILD", ()),
+    ("ILS", "recdiv.eval.metrics.diversity:ILS", ()),
+    ("ESSD", "recdiv.eval.metrics.diversity:ESSD", ()),
+    ("Miscalibration", "recdiv.eval.metrics.categories:Miscalibration", ()),
+    ("RankBiasedEntropy", "recdiv.eval.metrics.categories:RankBiasedEntropy", ()),
+    ("ARP", "recdiv.eval.metrics.popularity:ARP", ()),
+    ("APLT", "recdiv.eval.metrics.popularity:APLT", ()),
+    ("ACLT", "recdiv.eval.metrics.popularity:ACLT", ()),
+    ("PopRSP", "recdiv.eval.metrics.popularity:PopRSP", ()),
+    ("PopREO", "recdiv.eval.metrics.popularity:PopREO", ()),
+    ("AggregateDiversity", "recdiv.eval.metrics.exposure:AggregateDiversity", ()),
+    ("Coverage", "recdiv.eval.metrics.exposure:Coverage", ()),
+    ("Entropy", "recdiv.eval.metrics.exposure:Entropy", ()),
+    ("Gini", "recdiv.eval.metrics.exposure:Gini", ()),
+    ("GiniDiversity", "recdiv.eval.metrics.exposure:GiniDiversity", ()),
+    ("EE-L", "recdiv.eval.metrics.fairness:EEL", ("expected-exposure-loss",)),
+    ("EE-D", "recdiv.eval.metrics.fairness:EED", ("expected-exposure-disparity",)),
+    ("EE-R", "recdiv.eval.metrics.fairness:EER", ("expected-exposure-relevance",)),
+    ("AWRF", "recdiv.eval.metrics.fairness:AWRF", ("attention-weighted-rank-fairness",)),
+    ("GroupExposure", "recdiv.eval.metrics.fairness:GroupExposure", ("group-exposure", "provider-exposure")),
+    ("alpha-nDCG", "recdiv.eval.metrics.intent_aware:AlphaNDCG", ()),
+    ("alpha-DCG", "recdiv.eval.metrics.intent_aware:AlphaDCG", ()),
+    ("ERR-IA", "recdiv.eval.metrics.intent_aware:ERRIA", ()),
+    ("nERR-IA", "recdiv.eval.metrics.intent_aware:NERRIA", ()),
+    ("nDCG-IA", "recdiv.eval.metrics.intent_aware:NDCGIA", ()),
+    ("P-IA", "recdiv.eval.metrics.intent_aware:PIA", ()),
+    ("MAP-IA", "recdiv.eval.metrics.intent_aware:MAPIA", ()),
+    ("S-recall", "recdiv.eval.metrics.intent_aware:SRecall", ()),
+    ("S-RR", "recdiv.eval.metrics.intent_aware:SRR", ()),
+    ("NRBP", "recdiv.eval.metrics.intent_utility:NRBP", ()),
+    ("nNRBP", "recdiv.eval.metrics.intent_utility:NNRBP", ()),
+    ("EU", "recdiv.eval.metrics.intent_utility:EU", ()),
+    ("RBU", "recdiv.eval.metrics.intent_utility:RBU", ()),
+    ("ab-nDCG", "recdiv.eval.metrics.unified:AlphaBetaNDCG", ()),
+    ("lexirecall", "recdiv.eval.metrics.preference:LexiRecall", ()),
+    ("lexiprecision", "recdiv.eval.metrics.preference:LexiPrecision", ()),
+    ("TSE", "recdiv.eval.metrics.preference:TSE", ()),
+]
+for _name, _spec, _aliases in BUILTINS:
+    MEASURES.defer(_name, _spec, aliases=_aliases)
 
 
 def add_spelling(pattern: str, replacement: str) -> None:
@@ -73,6 +154,8 @@ def parse_measure(text: str | Measure) -> Measure:
         entry = MEASURES.entry(m["name"])
     except ConfigError as e:
         raise ConfigError(f"{e}; `recdiv eval --list` lists them all") from None
+    if ":" in m["name"]:
+        _adopt(m["name"], entry.obj)
     params: dict[str, str] = {}
     if m["params"] and m["params"].strip():
         for part in m["params"].split(","):
@@ -98,6 +181,19 @@ def parse_measure(text: str | Measure) -> Measure:
         if declared[k].coerce(entry.name, params[k]) != declared[k].coerce(entry.name, preset[k]):
             raise ConfigError(f"{source!r}: {m['name']} stands for {k}={preset[k]}")
     return entry.obj(cutoff, **{**preset, **params})
+
+
+def _adopt(spec: str, cls: type[Measure]) -> None:
+    """Make a measure loaded from ``module:Class`` known by its NAME too (so `str()` of its instances parses),
+    unless that name is another measure's."""
+    try:
+        known = MEASURES.get(cls.NAME)
+    except ConfigError:
+        MEASURES.add(cls.NAME, cls, aliases=cls.ALIASES)
+        return
+    if known is not cls:
+        raise ConfigError(f"measure {spec!r}: its NAME {cls.NAME!r} is the name of {known.__module__}:"
+                          f"{known.__qualname__}; give it another NAME")
 
 
 _SWEEP = re.compile(r"(?P<head>.+?)(?P<sep>[@._])(?P<cuts>\d+(?:\s*,\s*\d+)+)")

@@ -38,11 +38,13 @@ if TYPE_CHECKING:
 
 @dataclass
 class EvalInputs:
-    """What an evaluation reads: qrels, named runs and the context, over shared vocabularies."""
+    """What an evaluation reads: qrels, named runs and the context, over shared vocabularies; `record`: the export
+    record the relevance threshold came from (`recdiv.data.export_record.recorded_threshold`), if it did."""
 
     qrels: Qrels
     runs: dict[str, Rankings]
     context: EvalContext
+    record: Path | None = None
 
 
 def run_names(paths: Sequence[str | Path]) -> list[str]:
@@ -185,8 +187,13 @@ def load_inputs(
     if population not in ("relevant", "judged"):
         raise ConfigError(f"population must be relevant or judged, got {population!r}")
     scale = parse_rating_scale(scale)
+    recorded = None
+    if threshold is None and subtopics is None and qrels_path is not None:
+        from recdiv.data.export_record import recorded_threshold
+
+        recorded = recorded_threshold(qrels_path)
     if threshold is None:
-        threshold = 1.0 if subtopics is not None else 4.0
+        threshold = 1.0 if subtopics is not None else recorded[0] if recorded is not None else 4.0
     if subtopics is not None:
         if qrels_path is not None:
             raise ConfigError("give either a qrels file or --subtopics FILE, not both")
@@ -226,7 +233,8 @@ def load_inputs(
         runs[name] = RankingSamples([rankings_of(t, users, items) for t in tables])
     context = context_of(users, items, threshold=threshold, population=population, scale=scale,
                          tables=(tt, at, gt, pt))
-    return EvalInputs(qrels, runs, context)
+    check_population(qrels, threshold, population, qrels_path, recorded is not None)
+    return EvalInputs(qrels, runs, context, None if recorded is None else recorded[1])
 
 
 def context_of(users: Vocab, items: Vocab, *, threshold: float, population: str = "relevant",
@@ -255,6 +263,59 @@ def context_of(users: Vocab, items: Vocab, *, threshold: float, population: str 
     if pt is not None:
         context.previous = rankings_of(pt, users, items)
     return context
+
+
+def check_population(qrels: Qrels, threshold: float, population: str, path, recorded: bool = False) -> None:
+    """ConfigError when no user is evaluated — a mean over 0 users is no number — saying which threshold would
+    count the qrels' grades as relevant."""
+    if len(qrels.population(threshold, population)):
+        return
+    grades = qrels.csr.data
+    if not len(grades):
+        raise ConfigError(f"{path}: no judgment: nothing to evaluate")
+    hi = float(grades.max())
+    where = " (from the export's record)" if recorded else ""
+    hint = (f"--rel-threshold {hi:g} counts the highest grade as relevant" if hi > 0
+            else "no grade is positive, so no item is relevant at any threshold")
+    raise ConfigError(f"{path}: no user has a relevant item at --rel-threshold {threshold:g}{where} (grades "
+                      f"{float(grades.min()):g} to {hi:g}): a mean over 0 users is no number; {hint}")
+
+
+def check_needs(measures: Iterable[Measure], inputs: EvalInputs, files: dict[str, str | Path | None]) -> None:
+    """ConfigError, before any measure is computed, for a measure whose context is missing or describes nothing it
+    evaluates — the numbers would be plausible and meaningless: an aspect file (`files["aspects"]`) that gives no
+    aspect to any item of a run, or to any relevant judged item (swapped columns, another dataset's ids); a
+    training file that holds no item of a run (popularity, novelty) or no evaluated user (profiles)."""
+    measures = list(measures)
+    ctx = inputs.context
+    for m in measures:
+        for need in m.NEEDS:
+            if getattr(ctx, need, None) is None:
+                raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need.replace('_', '-')} FILE")
+
+    def users_of(need: str) -> str:
+        return ", ".join(str(m) for m in measures if need in m.NEEDS)
+
+    if files.get("aspects") and ctx.aspects is not None and any("aspects" in m.NEEDS for m in measures):
+        described = ctx.aspects.has_aspects
+        for name, run in inputs.runs.items():
+            listed = run.items[run.items >= 0]
+            if len(listed) and not described[listed].any():
+                raise ConfigError(f"{users_of('aspects')}: no item of run {name} has an aspect in {files['aspects']} "
+                                  "(its items, e.g. {!r}, are not the aspect file's; swapped columns or another "
+                                  "dataset?)".format(str(run.item_vocab.id_of(listed[:1])[0])))
+        rel = inputs.qrels.csr
+        relevant = np.unique(rel.indices[rel.data >= ctx.threshold])
+        if len(relevant) and not described[relevant].any():
+            raise ConfigError(f"{users_of('aspects')}: no relevant judged item has an aspect in {files['aspects']}: "
+                              "every ideal list is empty")
+    if files.get("train") and ctx.train is not None and any("train" in m.NEEDS for m in measures):
+        known = ctx.train.item_counts() > 0
+        for name, run in inputs.runs.items():
+            listed = run.items[run.items >= 0]
+            if len(listed) and not known[listed].any():
+                raise ConfigError(f"{users_of('train')}: no item of run {name} is in the training file "
+                                  f"{files['train']}: popularity and novelty would be those of unseen items")
 
 
 def stochastic_runs(directories: Sequence[str | Path], names: Iterable[str]) -> list[tuple[str, list[Path]]]:

@@ -14,25 +14,16 @@ tables are split into column groups and shrunk to the line width when still too 
 
 from __future__ import annotations
 
-import html
 import math
 import re
 from dataclasses import dataclass, field
 
-UP, DOWN = "▲", "▼"
+from recdiv.escape import DOWN, UP, markdown
+from recdiv.escape import html as e
+from recdiv.escape import latex as tex
 
 #: LaTeX packages the tables need (named in the header comment of every LaTeX output)
 LATEX_PACKAGES = ("booktabs", "amssymb", "graphicx")
-
-_MATH = {"α": r"\alpha", "β": r"\beta", "γ": r"\gamma", "δ": r"\delta", "ε": r"\varepsilon", "θ": r"\theta",
-         "λ": r"\lambda", "μ": r"\mu", "π": r"\pi", "ρ": r"\rho", "σ": r"\sigma", "τ": r"\tau", "φ": r"\phi",
-         "Δ": r"\Delta", "±": r"\pm", "×": r"\times", "−": "-", "≤": r"\leq", "≥": r"\geq", "→": r"\rightarrow",
-         "≈": r"\approx", "∞": r"\infty", "·": r"\cdot", "∪": r"\cup", UP: r"\blacktriangle",
-         DOWN: r"\blacktriangledown", "₀": "_0", "₁": "_1", "₂": "_2", "²": "^2", "√": r"\surd"}
-_TEXT = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
-         "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "–": "--", "—": "---", "…": r"\ldots{}",
-         "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", "“": "``", "”": "''", "’": "'",
-         "\u00a0": "~"}
 
 LATEX_MACROS = "\n".join([
     r"\providecommand{\recdivup}{\ensuremath{^{\blacktriangle}}}",
@@ -40,22 +31,6 @@ LATEX_MACROS = "\n".join([
     r"\providecommand{\recdivsig}[1]{\ensuremath{^{\mathrm{#1}}}}",
     r"\providecommand{\recdivbest}[1]{\textbf{#1}}",
 ])
-
-
-def tex(text: str) -> str:
-    """`text` as LaTeX: special characters escaped, Greek letters and symbols as math (``\\ensuremath``), other
-    non-ASCII characters dropped to '?' so that pdflatex never stops on them."""
-    out = []
-    for ch in str(text):
-        if ch in _MATH:
-            out.append(rf"\ensuremath{{{_MATH[ch]}}}")
-        elif ch in _TEXT:
-            out.append(_TEXT[ch])
-        elif ord(ch) < 128:
-            out.append(ch)
-        else:
-            out.append("?")
-    return "".join(out)
 
 
 def latex_header(what: str) -> str:
@@ -107,7 +82,7 @@ def to_text(t: MeansTable) -> str:
 
 
 def to_markdown(t: MeansTable) -> str:
-    head = t.head + [t.measure_head(j, True) for j in range(len(t.measures))]
+    head = [markdown(h) for h in t.head + [t.measure_head(j, True) for j in range(len(t.measures))]]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] * len(t.head) + ["---:"] * len(t.measures)) + "|"]
     for lead, cells in zip(t.lead, t.cells):
         out = []
@@ -115,10 +90,10 @@ def to_markdown(t: MeansTable) -> str:
             if c is None:
                 out.append("")
                 continue
-            v = f"**{c.text}**" if c.best else c.text
-            out.append(v + (f"<sup>{c.marker}</sup>" if c.marker else ""))
-        lines.append("| " + " | ".join([*lead, *out]) + " |")
-    return "\n".join(lines) + "\n" + (f"\n{t.note}\n" if t.note else "")
+            v = f"**{markdown(c.text)}**" if c.best else markdown(c.text)
+            out.append(v + (f"<sup>{markdown(c.marker)}</sup>" if c.marker else ""))
+        lines.append("| " + " | ".join([*map(markdown, lead), *out]) + " |")
+    return "\n".join(lines) + "\n" + (f"\n{markdown(t.note)}\n" if t.note else "")
 
 
 # LaTeX --------------------------------------------------------------------------------------------------------------
@@ -173,7 +148,6 @@ def latex_label(*parts: str) -> str:
 def to_html(t: MeansTable, *, details: bool = True) -> str:
     """A table in a horizontally scrolling wrapper; best values bold, markers as superscripts, CIs and p-values
     in smaller type under each mean (class ``detail``), everything also in the cell's hover title."""
-    e = html.escape
     arrows = [t.measure_head(j, True) for j in range(len(t.measures))]
     head = "".join(f"<th>{e(h)}</th>" for h in t.head)
     ups = [not t.directions or t.directions[j] for j in range(len(t.measures))]

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from recdiv.errors import ConfigError
+from recdiv.escape import visible
 from recdiv.explore.catalog import tradeoff_parameter
 from recdiv.explore.engine import Engine, Prepared
 
@@ -41,7 +42,7 @@ def labels(p: Prepared) -> dict[str, str]:
     for d in p.config.diversifiers:
         over = f" over {d.aspects[0]}" if d.aspects else ""
         out[d.label] = f"{d.label}: {d.name}" + (f"({_params(d.params)})" if d.params else "") + over
-    return out
+    return {k: visible(v) for k, v in out.items()}  # shown as text; control characters visible (recdiv.escape)
 
 
 def systems(p: Prepared) -> list[str]:
@@ -181,7 +182,8 @@ def user_view(engine: Engine, p: Prepared) -> dict[str, Any]:
 
 def _item(items, item_id, **extra) -> dict[str, Any]:
     title, aspects = items.describe(item_id)
-    return {"item": str(item_id), "title": title, "aspects": list(aspects), **extra}
+    # titles and aspect names from data files: shown as text nodes, their control characters visible
+    return {"item": str(item_id), "title": visible(title), "aspects": [visible(a) for a in aspects], **extra}
 
 
 def _mark_changes(entries: list[dict], got: np.ndarray, base: np.ndarray) -> None:
@@ -235,7 +237,7 @@ def curve(engine: Engine, p: Prepared, x: str | None = None, y: str | None = Non
     chart = Chart("Trade-off over the population", _axis(x, info[x]), _axis(y, info[y]), height=440)
     bx, by = mean(None)
     chart.series.append(Series("baseline", [bx], [by], mode="markers", emphasis=True,
-                               hover=[f"baseline<br>{x} = {bx:.4f}<br>{y} = {by:.4f}"]))
+                               hover=[f"baseline\n{x} = {bx:.4f}\n{y} = {by:.4f}"]))
     points: dict[str, Any] = {"baseline": [[bx, by]]}
     grid = [round(i / (CURVE_POINTS - 1), 10) for i in range(CURVE_POINTS)]
     for d in p.config.diversifiers:
@@ -243,7 +245,7 @@ def curve(engine: Engine, p: Prepared, x: str | None = None, y: str | None = Non
         if param is None:
             cx, cy = mean(d.label)
             chart.series.append(Series(f"{d.label}: {d.name}", [cx], [cy], mode="markers", labels=[d.label],
-                                       hover=[f"{d.label}<br>{x} = {cx:.4f}<br>{y} = {cy:.4f}"]))
+                                       hover=[f"{d.label}\n{x} = {cx:.4f}\n{y} = {cy:.4f}"]))
             points[d.label] = [[cx, cy]]
             continue
         xs, ys, hover, marks = [], [], [], []
@@ -252,13 +254,13 @@ def curve(engine: Engine, p: Prepared, x: str | None = None, y: str | None = Non
             cx, cy = mean(d.label, {param: v})
             xs.append(cx)
             ys.append(cy)
-            hover.append(f"{d.label}: {d.name} {param} = {v:g}<br>{x} = {cx:.4f}<br>{y} = {cy:.4f}")
+            hover.append(f"{d.label}: {d.name} {param} = {v:g}\n{x} = {cx:.4f}\n{y} = {cy:.4f}")
             marks.append(f"{d.label}: {param}={v:g}" if v in (grid[0], grid[-1]) else "")
         chart.series.append(Series(f"{d.label}: {d.name} over {param}", xs, ys, hover=hover, labels=marks))
         cx, cy = mean(d.label)
         chart.series.append(Series(f"{d.label} now ({param} = {current:g})", [cx], [cy], mode="markers",
                                    labels=[f"{d.label} {param}={current:g}"],
-                                   hover=[f"{d.label} now: {param} = {current:g}<br>{x} = {cx:.4f}<br>{y} = {cy:.4f}"]))
+                                   hover=[f"{d.label} now: {param} = {current:g}\n{x} = {cx:.4f}\n{y} = {cy:.4f}"]))
         points[d.label] = [[a, b] for a, b in zip(xs, ys)]
     return {"x": x, "y": y, "figure": to_plotly(chart), "points": points, "grid": grid}
 

@@ -5,7 +5,9 @@
 - random instances: `random_instance(seed)` (ragged lists, items without aspects, users without a profile);
 - the per-user-loop oracle: `check_against_loop(reranker, objective)`, `loop_rerank`, `user_cases`, `UserCase`,
   `nan_safe_max`;
-- property checks: `check_reranker(reranker)`, `check_output`, `check_keeps_order`.
+- property checks: `check_reranker(reranker)`, `check_output`, `check_keeps_order`;
+- conformance suites, the contracts recdiv checks every registered component against (`recdiv.testing.conformance`):
+  `check_measure(cls)`, `check_reranker_class(cls)`, `check_recommender(cls)`, `check_dataset_format(fmt)`.
 
 docs/tutorial-reranker.md uses all three on a new reranker. The names below are imported on first use.
 """
@@ -25,6 +27,10 @@ _EXPORTS = {
     "check_keeps_order": "recdiv.testing.properties",
     "check_output": "recdiv.testing.properties",
     "check_reranker": "recdiv.testing.properties",
+    "check_measure": "recdiv.testing.conformance",
+    "check_reranker_class": "recdiv.testing.conformance",
+    "check_recommender": "recdiv.testing.conformance",
+    "check_dataset_format": "recdiv.testing.conformance",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -4,6 +4,7 @@ checked before downloading; the pinned per-file checksums are those of the verif
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import zipfile
@@ -13,8 +14,10 @@ import pytest
 
 from recdiv.cli import main
 from recdiv.data import fetch as fetch_mod
+from recdiv.data.datasets import DATASETS
 from recdiv.data.load import load_dataset
 from recdiv.errors import ConfigError, DataError
+from recdiv.registry import Registry
 
 RATINGS = b"1::10::5::978300760\n"
 
@@ -35,14 +38,21 @@ def _no_download(url):
     raise AssertionError(f"{url} was downloaded")
 
 
+def _replace(monkeypatch, name: str, **changes) -> None:
+    """`recdiv.data.fetch` sees a copy of the dataset registry with `name`'s record changed."""
+    copy = Registry("dataset")
+    for e in fetch_mod.DATASETS.entries():
+        copy.add(e.name, dataclasses.replace(e.obj, **changes) if e.name == name else e.obj, aliases=e.aliases)
+    monkeypatch.setattr(fetch_mod, "DATASETS", copy)
+
+
 @pytest.fixture
 def ml1m(monkeypatch, tmp_path):
     """ml-1m (no pinned checksum) pointing at a local zip (file:// URL); returns (archive, its sha256)."""
     archive = tmp_path / "src" / "ml-1m.zip"
     archive.parent.mkdir()
     archive.write_bytes(_zip({"ratings.dat": RATINGS, "movies.dat": b"10::A (1995)::Drama\n"}, "ml-1m"))
-    src = fetch_mod.SOURCES["ml-1m"]
-    monkeypatch.setitem(fetch_mod.SOURCES, "ml-1m", fetch_mod.Source(archive.as_uri(), src.folder, src.terms))
+    _replace(monkeypatch, "ml-1m", url=archive.as_uri())
     return archive, _sha(archive.read_bytes())
 
 
@@ -88,8 +98,7 @@ def test_a_mismatching_archive_leaves_nothing(ml1m, tmp_path, capsys):
 
 def test_a_pinned_archive_checksum_is_used(ml1m, tmp_path, monkeypatch):
     _, digest = ml1m
-    src = fetch_mod.SOURCES["ml-1m"]
-    monkeypatch.setitem(fetch_mod.SOURCES, "ml-1m", fetch_mod.Source(src.url, src.folder, src.terms, digest))
+    _replace(monkeypatch, "ml-1m", sha256=digest)
     lines = []
     fetch_mod.fetch("ml-1m", tmp_path / "d", echo=lines.append)
     assert any("archive sha256 verified" in s for s in lines)
@@ -99,7 +108,7 @@ def test_a_pinned_archive_checksum_is_used(ml1m, tmp_path, monkeypatch):
 def pinned_lastfm(monkeypatch):
     """hetrec2011-lastfm-2k with small pinned files (its zip has no top folder) and one unpinned member."""
     files = {"user_artists.dat": b"userID\tartistID\tweight\r\n2\t51\t13883\r\n", "readme.txt": b"read me\n"}
-    monkeypatch.setitem(fetch_mod.FILE_SHA256, "hetrec2011-lastfm-2k", {n: _sha(d) for n, d in files.items()})
+    _replace(monkeypatch, "hetrec2011-lastfm-2k", files={n: _sha(d) for n, d in files.items()})
     return files
 
 
@@ -126,10 +135,22 @@ def test_pinned_files_are_verified_before_anything_is_unpacked(pinned_lastfm, tm
 
 
 def test_with_a_verified_archive_every_member_is_unpacked(pinned_lastfm, tmp_path):
-    payload = _zip({**pinned_lastfm, "extra.dat": b"x"}, None)
+    payload = _zip({**pinned_lastfm, "user_taggedartists-timestamps.dat": b"x"}, None)
     out = fetch_mod.fetch("lastfm-2k", tmp_path, sha256=_sha(payload), opener=lambda url: io.BytesIO(payload),
                           echo=lambda s: None)
-    assert sorted(p.name for p in out.iterdir()) == ["extra.dat", "readme.txt", "user_artists.dat"]
+    assert sorted(p.name for p in out.iterdir()) == ["readme.txt", "user_artists.dat",
+                                                     "user_taggedartists-timestamps.dat"]
+
+
+@pytest.mark.parametrize("sha", [False, True])
+def test_an_archive_with_a_file_the_release_does_not_have_is_refused(pinned_lastfm, tmp_path, sha):
+    """The listing of a pinned release is known: an extra member means another or an altered archive, refused
+    before anything is unpacked — even when the archive's checksum is given."""
+    payload = _zip({**pinned_lastfm, "extra.sh": b"#!/bin/sh\nrm -rf ~\n"}, None)
+    with pytest.raises(DataError, match=r"holds files the hetrec2011-lastfm-2k release does not have \(extra\.sh\)"):
+        fetch_mod.fetch("lastfm-2k", tmp_path / "d", sha256=_sha(payload) if sha else None,
+                        opener=lambda url: io.BytesIO(payload), echo=lambda s: None)
+    assert not (tmp_path / "d").exists()
 
 
 def test_fetch_errors(tmp_path):
@@ -162,12 +183,13 @@ def test_pinned_file_checksums_are_those_of_the_verified_shared_copies(data_root
         digest, path = line.split(maxsplit=1)
         sums[path] = digest
     n = 0
-    for folder, files in fetch_mod.FILE_SHA256.items():
-        for name, digest in files.items():
+    for dataset in [e.obj for e in DATASETS.entries()]:
+        folder = dataset.folder
+        for name, digest in dataset.files.items():
             assert _sha((Path(data_root) / folder / name).read_bytes()) == digest == sums[f"{folder}/{name}"]
             n += 1
     assert n == len(sums) == 32
-    assert all(src.sha256 is None for src in fetch_mod.SOURCES.values())  # no archive checksum could be verified
+    assert all(e.obj.sha256 is None for e in DATASETS.entries())  # no archive checksum could be verified
 
 
 @pytest.mark.realdata

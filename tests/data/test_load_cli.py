@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 
 from recdiv import ConfigError, DataError
+from recdiv.arrays.concentration import gini
 from recdiv.cli import main
 from recdiv.data.load import detect_format, load_dataset
 from recdiv.data.stats import dataset_stats
 from recdiv.data.synthetic import generate
-from recdiv.models.concentration import gini
 
 
 def test_gini_worked_example():

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from recdiv import ConfigError
+from recdiv.arrays.concentration import gini
 from recdiv.data.synthetic import PRESETS, generate
-from recdiv.models.concentration import gini
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from recdiv.arrays.concentration import gini
 from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
 from recdiv.data.vocab import Vocab
@@ -17,7 +18,6 @@ from recdiv.errors import ConfigError
 from recdiv.eval.catalog import parse_measure
 from recdiv.eval.context import EvalContext, RunView
 from recdiv.eval.metrics.exposure import exposure_counts
-from recdiv.models.concentration import gini
 
 
 @pytest.fixture()

@@ -8,7 +8,8 @@ import pytest
 
 from recdiv.errors import ConfigError
 from recdiv.eval import list_measures, parse_measure, parse_measures
-from recdiv.eval.measure import MEASURES, Measure
+from recdiv.eval.catalog import MEASURES
+from recdiv.eval.measure import Measure
 from recdiv.eval.reference import markdown
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"
@@ -115,7 +116,7 @@ def test_aliases_and_spellings_of_other_tools(monkeypatch):
     """The mechanism the trec_eval / ir_measures / ranx spellings use: a name alias with preset parameters
     (and cutoff), and whole-string spellings."""
     from recdiv.eval import catalog
-    from recdiv.eval.measure import MEASURES
+    from recdiv.eval.catalog import MEASURES
     from recdiv.registry import Registry
 
     reg = Registry("measure")

@@ -15,9 +15,8 @@ from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
 from recdiv.data.vocab import Vocab
 from recdiv.errors import ConfigError
-from recdiv.eval.catalog import parse_measure
+from recdiv.eval.catalog import MEASURES, parse_measure
 from recdiv.eval.context import EvalContext, RunView
-from recdiv.eval.measure import MEASURES
 from recdiv.models.discount import parse_discount
 from recdiv.models.relevance import parse_relevance
 

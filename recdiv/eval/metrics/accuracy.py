@@ -19,7 +19,7 @@ import numpy as np
 
 from recdiv.errors import ConfigError
 from recdiv.eval.context import RunView
-from recdiv.eval.measure import Param, PerUserMeasure, SystemMeasure, register
+from recdiv.eval.measure import Param, PerUserMeasure, SystemMeasure
 from recdiv.eval.params import LEVEL, POSITION_DISC
 from recdiv.eval.partial import ByUser
 from recdiv.models.discount import (
@@ -166,7 +166,6 @@ def _dcg(view: RunView, gain: str, discount: Discount, cutoff: int | None) -> np
 
 
 # measures ------------------------------------------------------------------------------------------
-@register
 class Precision(_Leveled):
     """Precision at K: the fraction of the top K that is relevant.
 
@@ -180,11 +179,13 @@ class Precision(_Leveled):
     CITATION = "trec_eval P.K; Valcarce et al. 2018 eq. 1"
     SECTION = "A.1"
 
+    def depth_bound(self) -> bool:
+        return False  # divides by K, however short the lists
+
     def compute(self, view):
         return _hits(view, self.cutoff) / self.cutoff
 
 
-@register
 class Recall(_Leveled):
     """Recall at K: the fraction of all relevant test items found in the top K.
 
@@ -200,7 +201,6 @@ class Recall(_Leveled):
         return _safe_div(_hits(view, self.cutoff), view.n_rel)
 
 
-@register
 class F1(_Leveled):
     """Harmonic mean of P@K and Recall@K.
 
@@ -213,11 +213,13 @@ class F1(_Leveled):
     CITATION = "van Rijsbergen 1979 (F-measure, β = 1)"
     SECTION = "A.1–A.2"
 
+    def depth_bound(self) -> bool:
+        return False  # K is in the formula
+
     def compute(self, view):
         return _safe_div(2.0 * _hits(view, self.cutoff), self.cutoff + view.n_rel)
 
 
-@register
 class HitRate(_Leveled):
     """Hit rate: 1 if any relevant item is in the top K.
 
@@ -233,7 +235,6 @@ class HitRate(_Leveled):
         return (_hits(view, self.cutoff) > 0).astype(np.float64)
 
 
-@register
 class AP(_Leveled):
     """Average precision (trec_eval `map_cut.K`; without cutoff trec_eval `map`).
 
@@ -272,7 +273,6 @@ class _DCGBase(_Leveled):
         return _dcg(view, self.gain, self.discount, self.cutoff)
 
 
-@register
 class DCG(_DCGBase):
     """Discounted cumulative gain (unnormalised).
 
@@ -288,7 +288,6 @@ class DCG(_DCGBase):
         return self._dcg(view)
 
 
-@register
 class NDCG(_DCGBase):
     """Normalised DCG with trec_eval's ideal: the gains of all judged items (retrieved or not), sorted.
 
@@ -307,7 +306,6 @@ class NDCG(_DCGBase):
         return _safe_div(self._dcg(view), _ideal(view, self.gain, self.discount, self.cutoff))
 
 
-@register
 class RR(_Leveled):
     """Reciprocal rank of the first relevant item (mean over users = MRR).
 
@@ -323,7 +321,6 @@ class RR(_Leveled):
         return 1.0 / _stats(view, self.cutoff)[2]
 
 
-@register
 class Rprec(_Leveled):
     """R-precision: precision at rank |Rel_u|.
 
@@ -359,7 +356,6 @@ def _nonrel_above(view: RunView) -> np.ndarray:
     return _memo(view, "nonrel_above", compute)
 
 
-@register
 class Bpref(_Leveled):
     """bpref: how often relevant items are ranked above judged non-relevant ones (unjudged items skipped).
 
@@ -384,7 +380,6 @@ class Bpref(_Leveled):
         return _safe_div(np.where(view.rel[:, :w], term, 0.0).sum(axis=1), view.n_rel)
 
 
-@register
 class InfAP(_Leveled):
     """Inferred average precision (Yilmaz & Aslam 2006).
 
@@ -423,7 +418,6 @@ class InfAP(_Leveled):
         return _safe_div(np.where(view.rel[:, :w], e, 0.0).sum(axis=1), view.n_rel)
 
 
-@register
 class RBP(_Leveled):
     """Rank-biased precision (Moffat & Zobel 2008): a user moves to the next item with probability p.
 
@@ -451,7 +445,6 @@ class RBP(_Leveled):
         return (1.0 - self.p) * row_sums(g, ExponentialDiscount(self.p).positions(w))
 
 
-@register
 class ERR(_Leveled):
     """Expected reciprocal rank (Chapelle et al. 2009), cascade model, RankSys recsys instantiation.
 
@@ -495,7 +488,6 @@ class _HalfLife:
         return hl, hl_max
 
 
-@register
 class HLU(_HalfLife, PerUserMeasure):
     """Half-life utility (Breese, Heckerman & Kadie 1998), per user normalised by the best possible list.
 
@@ -513,7 +505,6 @@ class HLU(_HalfLife, PerUserMeasure):
         return _safe_div(hl, hl_max)
 
 
-@register
 class HLUBreese(_HalfLife, SystemMeasure):
     """Breese's system-level half-life utility: 100 · Σ_u HL(u, R) / Σ_u HL_max(u) (no per-user values).
 

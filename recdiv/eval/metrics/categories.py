@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from recdiv.eval.measure import Measure, Param, PerUserMeasure, register
+from recdiv.arrays.concentration import entropy
+from recdiv.eval.measure import Measure, Param, PerUserMeasure
 from recdiv.eval.metrics.intents import aspect_space, user_distribution
 from recdiv.models.calibration import miscalibration
-from recdiv.models.concentration import entropy
 from recdiv.models.discount import ExponentialDiscount
 
 __all__ = ["Miscalibration", "RankBiasedEntropy"]
@@ -26,7 +26,6 @@ def _rows(matrix, items: np.ndarray) -> np.ndarray:
     return np.where((items >= 0)[..., None], dense, 0.0)
 
 
-@register
 class Miscalibration(PerUserMeasure):
     """Miscalibration of a list (Steck, RecSys 2018): C_KL(p, q̃) = Σ_{g: p(g|u)>0} p(g|u) ln(p(g|u)/q̃(g|u)).
 
@@ -57,7 +56,6 @@ class Miscalibration(PerUserMeasure):
         return np.where(n > 0, miscalibration(p, q, self.alpha), 0.0)
 
 
-@register
 class RankBiasedEntropy(PerUserMeasure):
     """Rank-biased Shannon entropy of the categories in a list (LensKit `rank_biased_entropy`; with p = 1 LensKit's
     `entropy`): c_a = Σ_{k≤K} w_k [a ∈ A(i_k)] + s, w_k = p^{k−1}; H = −Σ_a (c_a/Σc) log2(c_a/Σc) over the aspects
@@ -81,5 +79,5 @@ class RankBiasedEntropy(PerUserMeasure):
         items = _list(self, view)
         w = ExponentialDiscount(self.p).positions(items.shape[1])  # p^(k−1), the model layer's geometric discount
         c = np.einsum("nka,k->na", _rows(space.indicator, items), w) + self.smoothing
-        h = np.array([entropy(row) for row in c])  # the one entropy (recdiv.models.concentration)
+        h = np.array([entropy(row) for row in c])  # the one entropy (recdiv.arrays.concentration)
         return np.where((items >= 0).any(axis=1), h, 0.0)

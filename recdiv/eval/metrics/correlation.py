@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from recdiv.eval.measure import PerUserMeasure, register
+from recdiv.eval.measure import PerUserMeasure
 from recdiv.eval.metrics.accuracy import _memo
 from recdiv.eval.partial import Sums
 
@@ -110,7 +110,6 @@ class _RankEffectiveness(PerUserMeasure):
         return float(values[ok].mean()) if ok.any() else float("nan")
 
 
-@register
 class Spearman(_RankEffectiveness):
     """Spearman's ρ between the run's scores and the true grades of each user's rated items in the run.
 
@@ -127,7 +126,6 @@ class Spearman(_RankEffectiveness):
         return _pearson(average_ranks(scores, mask), average_ranks(grades, mask), mask)
 
 
-@register
 class Kendall(_RankEffectiveness):
     """Kendall's τ_b between the run's scores and the true grades of each user's rated items in the run.
 
@@ -146,7 +144,6 @@ class Kendall(_RankEffectiveness):
         return np.where((p["tx"] > 0) & (p["ty"] > 0), np.clip(tau, -1.0, 1.0), np.nan)
 
 
-@register
 class FCP(_RankEffectiveness):
     """Fraction of concordant pairs (Koren & Sill 2013 §5.2; Surprise `accuracy.fcp`).
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 
 from recdiv.errors import ConfigError
-from recdiv.eval.measure import register
 from recdiv.eval.metrics.expected import (
     _BLOCK,
     _dist_needs,
@@ -22,7 +21,6 @@ from recdiv.eval.params import DISC, DIST, REL, UNDEFINED
 __all__ = ["EILD", "ESSD", "ILD", "ILS"]
 
 
-@register
 class EILD(_Expected):
     """Expected intra-list distance: rank- and relevance-aware diversity within the list.
 
@@ -67,7 +65,6 @@ class EILD(_Expected):
         return _normalised((disc * prel * term).sum(axis=1), disc.sum(axis=1))
 
 
-@register
 class ILD(_Expected):
     """Intra-list diversity (Ziegler et al. 2005; Zhang & Hurley 2008): the average pairwise distance.
 
@@ -99,7 +96,6 @@ class ILD(_Expected):
         return _normalised(num, den)
 
 
-@register
 class ILS(_Expected):
     """Intra-list similarity (Ziegler et al. 2005; LensKit `ILS`): the average pairwise similarity of a list.
 
@@ -126,7 +122,6 @@ class ILS(_Expected):
         return np.where(n >= 2, 1.0 - ild_one, np.where(n == 1, 1.0, 0.0))
 
 
-@register
 class ESSD(_Expected):
     """Expected self-system diversity (Lathia et al. 2010, temporal diversity, in the framework).
 

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from recdiv.arrays.concentration import entropy, gini
 from recdiv.eval.context import EvalContext, RunView
-from recdiv.eval.measure import Param, SystemMeasure, register
+from recdiv.eval.measure import Param, SystemMeasure
 from recdiv.eval.params import POSITION_DISC, USERS
 from recdiv.eval.partial import Counts, Union
-from recdiv.models.concentration import entropy, gini
 from recdiv.models.discount import parse_discount
 from recdiv.models.relevance import is_relevant
 
@@ -100,7 +100,6 @@ class _Concentration(_Exposure):
         return c
 
 
-@register
 class AggregateDiversity(_Recommended):
     """Aggregate diversity (Adomavicius & Kwon 2012; thesis §2.3.6): |∪_u R_u^K|, the number of distinct items
     recommended. rel=binary counts only items relevant to at least one user they were recommended to [CHOICE].
@@ -115,7 +114,6 @@ class AggregateDiversity(_Recommended):
         return float(state.mask.sum())
 
 
-@register
 class Coverage(_Recommended):
     """Catalog coverage: aggregate diversity / n_I (share of the item vocabulary ever recommended)."""
 
@@ -129,7 +127,6 @@ class Coverage(_Recommended):
         return float(rec.sum() / len(rec)) if len(rec) else 0.0
 
 
-@register
 class Entropy(_Concentration):
     """Shannon entropy of the exposure distribution: −Σ_{i: p_i>0} p_i log2 p_i (RankSys `Entropy`)."""
 
@@ -142,7 +139,6 @@ class Entropy(_Concentration):
         return entropy(self.exposure(state, n_items))
 
 
-@register
 class Gini(_Concentration):
     """Gini coefficient of item exposure (concentration: 0 = uniform, 1 = all exposure on one item).
 
@@ -159,7 +155,6 @@ class Gini(_Concentration):
         return gini(self.exposure(state, n_items))
 
 
-@register
 class GiniDiversity(_Concentration):
     """1 − Gini: the diversity form returned by RankSys `GiniIndex` (1 = uniform exposure)."""
 

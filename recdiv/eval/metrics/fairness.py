@@ -28,13 +28,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from recdiv.arrays.concentration import jensen_shannon
 from recdiv.data.rankings import PAD
 from recdiv.data.samples import samples_of
 from recdiv.errors import ConfigError
 from recdiv.eval.context import RunView
-from recdiv.eval.measure import Param, PerUserMeasure, register
+from recdiv.eval.measure import Param, PerUserMeasure
 from recdiv.eval.params import POSITION_DISC
-from recdiv.models.concentration import jensen_shannon
 from recdiv.models.discount import parse_discount
 from recdiv.models.stochastic import TRANSFORMS, plackett_luce, plackett_luce_weights
 
@@ -165,7 +165,6 @@ class _ExpectedExposure(PerUserMeasure):
         raise NotImplementedError
 
 
-@register
 class EEL(_ExpectedExposure):
     """Expected exposure loss: EE-L = ‖ε − ε*‖² = Σ_i (ε_i − ε*_i)² over every item of the catalogue, ε the expected
     exposure of the (stochastic) ranking policy, ε* the ideal policy's (module docstring). Lower is better; 0 for
@@ -178,7 +177,6 @@ class EEL(_ExpectedExposure):
     FORMULA = "‖ε − ε*‖² = EE-D − 2·EE-R + ‖ε*‖², ε_i = E_π[disc(rank_π(i))]"
 
 
-@register
 class EED(_ExpectedExposure):
     """Expected exposure disparity: EE-D = ‖ε‖² = Σ_i ε_i², the inequality of the exposure the policy gives
     (lowest when exposure is spread evenly: stochastic rankings lower it). Lower is better."""
@@ -190,7 +188,6 @@ class EED(_ExpectedExposure):
     FORMULA = "‖ε‖² = Σ_i ε_i²"
 
 
-@register
 class EER(_ExpectedExposure):
     """Expected exposure relevance: EE-R = ε·ε* = Σ_i ε_i·ε*_i, the exposure the policy gives the items the ideal
     policy exposes (relevant items weigh most). Higher is better."""
@@ -252,7 +249,6 @@ class _GroupMeasure(PerUserMeasure):
         raise NotImplementedError
 
 
-@register
 class AWRF(_GroupMeasure):
     """Attention-weighted rank fairness: AWRF = 1 − JS(E ‖ T), the Jensen–Shannon divergence between the share of
     the list's attention each item group receives, E_g = G_g / Σ_g' G_g', and a target distribution T over the
@@ -292,7 +288,6 @@ class AWRF(_GroupMeasure):
         return out
 
 
-@register
 class GroupExposure(_GroupMeasure):
     """Exposure share of one item group (a provider group, a protected attribute) in each list: G_g / Σ_k disc(k),
     the share of the list's attention that goes to items of group g (with items in several groups the shares of

@@ -10,25 +10,27 @@ from dataclasses import replace
 
 import numpy as np
 
-from recdiv.eval.measure import Param, register
+from recdiv.eval.measure import Param
 from recdiv.eval.metrics.greedy_ideal import chunks_by_width, padded_rows
 from recdiv.eval.metrics.intents import (
     _AspectMeasure,
     alpha_ideal_lists,
     alpha_run_gains,
     aspect_index,
-    aspect_matrix,
     aspect_pairs,
     aspect_space,
     cutoff_of,
     exclusive_group_sum,
-    gather_aspects,
+    has_aspects,
     ideal_ideal,
     intent_weights,
+    local_aspects,
     relevant_aspects,
+    row_chunks,
     run_arrays,
 )
 from recdiv.eval.params import IDEAL_TIES, REDUNDANCY, WEIGHTS
+from recdiv.limits import check_cells
 from recdiv.models.discount import LogDiscount, ReciprocalDiscount, row_sums
 from recdiv.models.relevance import is_judged, is_relevant, stop_probability
 
@@ -42,7 +44,6 @@ COVER = Param("rel", str, "binary", "items that cover their aspects: relevant on
 # --------------------------------------------------------------------------------------------------
 # α-nDCG family
 # --------------------------------------------------------------------------------------------------
-@register
 class AlphaNDCG(_AspectMeasure):
     """α-nDCG: novelty- and redundancy-aware nDCG over aspects (Clarke et al., SIGIR 2008).
 
@@ -71,7 +72,6 @@ class AlphaNDCG(_AspectMeasure):
         return np.divide(dcg, idcg, out=np.zeros_like(dcg), where=idcg > 0)
 
 
-@register
 class AlphaDCG(_AspectMeasure):
     """α-DCG, unnormalised (norm=none) or with ndeval's collection-independent "ideal-ideal" normalisation.
 
@@ -89,6 +89,9 @@ class AlphaDCG(_AspectMeasure):
     def uses_max_grade(self) -> bool:
         return self.gain == "graded"
 
+    def depth_bound(self) -> bool:
+        return self.norm == "none"  # ndeval's ideal-ideal sums over every rank up to K
+
     def compute(self, view):
         k = cutoff_of(self, view)
         graded = self.gain == "graded"
@@ -101,8 +104,10 @@ class AlphaDCG(_AspectMeasure):
 
 
 def _alpha_dcg(view, k: int, alpha: float, graded: bool, disc: np.ndarray) -> np.ndarray:
-    """Σ_{k≤K} G(k)·disc_k of the run for every evaluated user."""
-    return row_sums(alpha_run_gains(view, k, alpha, graded), disc)
+    """Σ_{k≤K} G(k)·disc_k of the run for every evaluated user, rank by rank (positions past the lists add nothing:
+    the gains are computed within them, so a large K allocates no users × K array)."""
+    w = min(k, max(int(view.items.shape[1]), 1))
+    return row_sums(alpha_run_gains(view, w, alpha, graded), disc)
 
 
 def _alpha_err(view, measure, k: int) -> np.ndarray:
@@ -110,7 +115,6 @@ def _alpha_err(view, measure, k: int) -> np.ndarray:
     return _alpha_dcg(view, k, measure.alpha, False, RECIP.positions(k))
 
 
-@register
 class ERRIA(_AspectMeasure):
     """ERR-IA: intent-aware expected reciprocal rank (Chapelle et al. 2009; Agrawal et al. 2009).
 
@@ -131,6 +135,9 @@ class ERRIA(_AspectMeasure):
     def uses_max_grade(self) -> bool:
         return self.variant == "ranksys"
 
+    def depth_bound(self) -> bool:
+        return self.variant != "ndeval"  # ndeval's ideal-ideal sums over every rank up to K
+
     def compute(self, view):
         k = cutoff_of(self, view)
         if self.variant == "ndeval":
@@ -148,7 +155,6 @@ class ERRIA(_AspectMeasure):
         return np.bincount(u, weights=w[u, a] * rv * surv / (pos + 1.0), minlength=len(items))
 
 
-@register
 class NERRIA(_AspectMeasure):
     """nERR-IA (ndeval): E@K = Σ_{k≤K} G_α(k)/k with binary α-nDCG gains, divided by E@K of the greedy α-ideal.
 
@@ -169,7 +175,6 @@ class NERRIA(_AspectMeasure):
         return np.divide(e, ie, out=np.zeros_like(e), where=ie > 0)
 
 
-@register
 class NDCGIA(_AspectMeasure):
     """nDCG-IA = Σ_a w_a nDCG@K(u|a), nDCG(u|a) counting as relevant only items of Rel_u having a.
 
@@ -193,25 +198,28 @@ class NDCGIA(_AspectMeasure):
         k = cutoff_of(self, view)
         w = intent_weights(view, self.weights, str(self))
         space = aspect_space(view)
-        dense = aspect_matrix(view)
         disc = LOG.positions(k)
+        check_cells(f"{self}: users × aspects", len(view.users), space.n_aspects)
         dcg = np.zeros((len(view.users), space.n_aspects))
-        for sl, _items, grades, asp in self._chunks(view, k):
-            dcg[sl] = np.einsum("nka,k->na", asp * self._gain(grades, view.threshold)[:, :, None], disc)
-        cand, cgrades = padded_rows(view.qrels.matrix, view.users, keep_cols=dense.any(axis=1),
+        items, grades = run_arrays(view, k)
+        for sl in row_chunks(len(items), k * max(space.n_aspects, 1)):
+            cols, asp = local_aspects(view, items[sl])
+            part = np.einsum("nka,k->na", asp * self._gain(grades[sl], view.threshold)[:, :, None], disc)
+            dcg[sl][:, cols] = part[:, : len(cols)]
+        cand, cgrades = padded_rows(view.qrels.matrix, view.users, keep_cols=has_aspects(view),
                                     threshold=view.threshold)
         widths = (cand >= 0).sum(axis=1)
         idcg = np.zeros_like(dcg)
         for idx in chunks_by_width(widths, space.n_aspects):
             wc = max(int(widths[idx].max()), 1)
-            ga = gather_aspects(dense, cand[idx, :wc]) * self._gain(cgrades[idx, :wc], view.threshold)[:, :, None]
+            cols, asp = local_aspects(view, cand[idx, :wc])
+            ga = asp * self._gain(cgrades[idx, :wc], view.threshold)[:, :, None]
             top = -np.sort(-ga, axis=1)[:, :k]
-            idcg[idx] = np.einsum("nja,j->na", top, disc[: top.shape[1]])
+            idcg[np.ix_(idx, cols)] = np.einsum("nja,j->na", top, disc[: top.shape[1]])[:, : len(cols)]
         nd = np.divide(dcg, idcg, out=np.zeros_like(dcg), where=idcg > 0)
         return (nd * w).sum(axis=1)
 
 
-@register
 class PIA(_AspectMeasure):
     """P-IA@K = Σ_a w_a |{k ≤ K : i_k ∈ Rel_u, a ∈ A(i_k)}| / K (Agrawal et al. 2009; ndeval with uniform weights).
 
@@ -224,9 +232,12 @@ class PIA(_AspectMeasure):
     CITATION = "Agrawal et al., WSDM 2009; ndeval"
     SECTION = "C.5"
 
+    def depth_bound(self) -> bool:
+        return False  # divides by K, however short the lists
+
     def compute(self, view):
         k = cutoff_of(self, view)
-        w, (u, _pos, a, _) = _relevant_pairs(self, view, k)
+        w, (u, _pos, a, _) = _relevant_pairs(self, view, min(k, view.items.shape[1]))  # no position past the lists
         return np.bincount(u, weights=w[u, a], minlength=len(w)) / k
 
 
@@ -239,7 +250,6 @@ def _relevant_pairs(measure, view, k: int):
     return w, aspect_pairs(items, rel, aspect_index(view), space.n_aspects)
 
 
-@register
 class MAPIA(_AspectMeasure):
     """Intent-aware average precision: MAP-IA@K = Σ_a w_a AP@K(u|a), AP(u|a) counting as relevant only the items of
     Rel_u having a: AP@K(u|a) = (1/|Rel_{u,a}|) Σ_{k≤K, i_k∈Rel_u, a∈A(i_k)} |{l ≤ k : i_l ∈ Rel_u, a ∈ A(i_l)}|/k.
@@ -278,7 +288,6 @@ def _coverage(view, measure, k):
     return pos[first], u[first], n_target
 
 
-@register
 class SRecall(_AspectMeasure):
     """Subtopic recall: S-recall@K = |∪_{k≤K, i_k∈Rel_u} A(i_k) ∩ A_u^rel| / |A_u^rel| (Zhai et al., SIGIR 2003).
 
@@ -298,7 +307,6 @@ class SRecall(_AspectMeasure):
         return np.divide(covered, tot, out=np.zeros(len(tot)), where=tot > 0)
 
 
-@register
 class SRR(_AspectMeasure):
     """Subtopic reciprocal rank: 1/min{k : S-recall@k = 1} if that rank is ≤ K, else 0 (Zhai et al. 2003).
 

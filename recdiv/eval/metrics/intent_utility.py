@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from recdiv.eval.measure import Param, register
+from recdiv.eval.measure import Param
 from recdiv.eval.metrics.greedy_ideal import chunks_by_width, padded_rows
 from recdiv.eval.metrics.intents import (
     _AspectMeasure,
@@ -15,17 +15,18 @@ from recdiv.eval.metrics.intents import (
     alpha_ideal_lists,
     alpha_run_gains,
     aspect_index,
-    aspect_matrix,
     aspect_pairs,
     aspect_space,
     cutoff_of,
     exclusive_group_sum,
-    gather_aspects,
+    has_aspects,
     intent_weights,
+    local_aspects,
     relevance_weights,
     run_arrays,
 )
 from recdiv.eval.params import IDEAL_TIES, REDUNDANCY, WEIGHTS
+from recdiv.limits import check_cells
 from recdiv.models.discount import ExponentialDiscount, row_sums
 from recdiv.models.relevance import is_relevant, stop_probability
 
@@ -51,7 +52,6 @@ def _nrbp(gains: np.ndarray, alpha: float, beta: float) -> np.ndarray:
     return (1.0 - (1.0 - alpha) * beta) * row_sums(gains, ExponentialDiscount(beta).positions(gains.shape[1]))
 
 
-@register
 class NRBP(_AspectMeasure):
     """Novelty- and rank-biased precision (Clarke, Kolla, Vechtomova, ICTIR 2009).
 
@@ -75,7 +75,6 @@ class NRBP(_AspectMeasure):
         return _nrbp(self._gains(view)[0], self.alpha, self.beta)
 
 
-@register
 class NNRBP(NRBP):
     """nNRBP = NRBP / NRBP of the greedy α-ideal list (§C.1) built over all judged items (ndeval's nNRBP).
 
@@ -95,7 +94,6 @@ class NNRBP(NRBP):
         return np.divide(nrbp, inrbp, out=np.zeros_like(nrbp), where=inrbp > 0)
 
 
-@register
 class EU(_AspectMeasure):
     """Expected Utility [RECON: reconstructed definition — Amigó et al.'s formalisation was not available].
 
@@ -120,7 +118,6 @@ class EU(_AspectMeasure):
         return (1.0 - self.p) * row_sums(gains - self.e * (items >= 0), disc)
 
 
-@register
 class RBU(_AspectMeasure):
     """Rank-Biased Utility (Amigó, Spina, Carrillo-de-Albornoz, SIGIR 2018; code rmit-ir/RBU).
 
@@ -144,14 +141,15 @@ class RBU(_AspectMeasure):
 
     def _gmax(self, view) -> np.ndarray:
         space = aspect_space(view)
-        dense = aspect_matrix(view)
-        cand, cg = padded_rows(view.qrels.matrix, view.users, keep_cols=dense.any(axis=1))
+        cand, cg = padded_rows(view.qrels.matrix, view.users, keep_cols=has_aspects(view))
         widths = (cand >= 0).sum(axis=1)
+        check_cells(f"{self}: users × aspects", len(cand), space.n_aspects)
         gmax = np.zeros((len(cand), space.n_aspects))
         for idx in chunks_by_width(widths, space.n_aspects):
             wc = max(int(widths[idx].max()), 1)
-            asp = gather_aspects(dense, cand[idx, :wc])
-            gmax[idx] = np.where(asp, self._grade(cg[idx, :wc], view.threshold)[:, :, None], 0.0).max(axis=1)
+            cols, asp = local_aspects(view, cand[idx, :wc])
+            best = np.where(asp, self._grade(cg[idx, :wc], view.threshold)[:, :, None], 0.0).max(axis=1)
+            gmax[np.ix_(idx, cols)] = best[:, : len(cols)]
         return gmax
 
     def compute(self, view):

@@ -5,7 +5,6 @@ The shared browsing model (discount × relevance) is `recdiv.eval.metrics.expect
 from __future__ import annotations
 
 from recdiv.errors import ConfigError
-from recdiv.eval.measure import register
 from recdiv.eval.metrics.expected import (
     _cached,
     _dist_needs,
@@ -31,7 +30,6 @@ class _Popularity(_Expected):
         return gather(nov, items)
 
 
-@register
 class EPC(_Popularity):
     """Expected popularity complement: expected number of seen relevant items not previously seen.
 
@@ -44,7 +42,6 @@ class EPC(_Popularity):
     CITATION = "Vargas & Castells 2011; thesis eq. 4.14"
 
 
-@register
 class EIP(_Popularity):
     """Expected inverse popularity: EIP = C Σ_k disc(k) p(rel | i_k, u) (−log2(|U_{i_k}| / |U|))
     (thesis §4.6.1; docs/novelty-diversity.md)."""
@@ -55,7 +52,6 @@ class EIP(_Popularity):
     CITATION = "Vargas & Castells 2011; thesis §4.6.1"
 
 
-@register
 class EFD(_Popularity):
     """Expected free discovery: EFD = C Σ_k disc(k) p(rel | i_k, u) (−log2(|U_{i_k}| / T))
     (thesis §4.6.1; RankSys EFD; docs/novelty-diversity.md)."""
@@ -66,7 +62,6 @@ class EFD(_Popularity):
     CITATION = "Vargas & Castells 2011; thesis §4.6.1; RankSys EFD"
 
 
-@register
 class MSI(_Popularity):
     """Mean self-information (Zhou et al., PNAS 2010): MSI = (1/n') Σ_k log2(|U| / |U_{i_k}|) = EIP(none, none)
     (docs/novelty-diversity.md)."""
@@ -78,7 +73,6 @@ class MSI(_Popularity):
     CITATION = "Zhou et al., PNAS 2010; thesis §2.3.4"
 
 
-@register
 class EPD(_Expected):
     """Expected profile distance: user-relative novelty, the expected distance to the user's training profile.
 

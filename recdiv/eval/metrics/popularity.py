@@ -16,7 +16,7 @@ import numpy as np
 
 from recdiv.errors import ConfigError
 from recdiv.eval.context import RunView
-from recdiv.eval.measure import Measure, Param, PerUserMeasure, SystemMeasure, register
+from recdiv.eval.measure import Measure, Param, PerUserMeasure, SystemMeasure
 from recdiv.eval.metrics.expected import _cached
 from recdiv.eval.metrics.intents import user_rows
 from recdiv.eval.partial import Sums
@@ -62,7 +62,6 @@ class _Popularity(PerUserMeasure):
     SECTION = ""
 
 
-@register
 class ARP(_Popularity):
     """Average recommendation popularity: ARP@K(u) = (1/|L_u|) Σ_{i∈L_u} φ(i), φ(i) = |U_i| training users.
 
@@ -81,7 +80,6 @@ class ARP(_Popularity):
         return _per_item(gather(phi, items).sum(axis=1), n)
 
 
-@register
 class APLT(_Popularity):
     """Average percentage of long-tail items: APLT@K(u) = |L_u ∩ Γ| / |L_u|, Γ = items outside the short head.
 
@@ -100,7 +98,6 @@ class APLT(_Popularity):
         return _per_item(tail.sum(axis=1), n)
 
 
-@register
 class ACLT(_Popularity):
     """Average coverage of long-tail items: ACLT@K(u) = |L_u ∩ Γ|, the number of long-tail items in the list.
 
@@ -157,7 +154,6 @@ class _GroupDisparity(SystemMeasure):
         return float((among @ g).sum() - (among.multiply(seen) @ g).sum())
 
 
-@register
 class PopRSP(_GroupDisparity):
     """Popularity-based ranking statistical parity: P(g) = Σ_u |L_u^K ∩ G_g| / Σ_u |G_g \\ P_u| (P_u = training
     items of u) for g ∈ {Φ, Γ}; PopRSP@K = std(P) / mean(P) = |P_Φ − P_Γ| / (P_Φ + P_Γ); 0 = parity.
@@ -178,7 +174,6 @@ class PopRSP(_GroupDisparity):
         return num, den
 
 
-@register
 class PopREO(_GroupDisparity):
     """Popularity-based ranking equal opportunity: as PopRSP over relevant items only, P(g) = Σ_u |L_u^K ∩ G_g ∩
     Rel_u| / Σ_u |G_g ∩ Rel_u \\ P_u|; PopREO@K = std(P) / mean(P); 0 = equal opportunity.

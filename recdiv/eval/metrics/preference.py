@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from recdiv.eval.measure import PairwiseMeasure, Param, PerUserMeasure, _cut, register
+from recdiv.eval.measure import PairwiseMeasure, Param, PerUserMeasure, _cut
 from recdiv.eval.metrics.intents import user_rows
 from recdiv.models.discount import ExponentialDiscount, LogDiscount, ReciprocalDiscount
 
@@ -79,7 +79,6 @@ def lowest_relevant_position(rel: np.ndarray, n_rel: np.ndarray, n_c: np.ndarray
     return np.where(m_r < n_rel, n_c, last)
 
 
-@register
 class LexiRecall(PairwiseMeasure):
     """lexirecall: leximin preference between two rankings over the positions of relevant items.
 
@@ -97,7 +96,6 @@ class LexiRecall(PairwiseMeasure):
         return lexirecall(rel_x, rel_y)
 
 
-@register
 class LexiPrecision(PairwiseMeasure):
     """lexiprecision: lexicographic preference over relevant positions from the top (Diaz 2023; pref_eval).
 
@@ -113,7 +111,6 @@ class LexiPrecision(PairwiseMeasure):
         return lexiprecision(rel_x, rel_y)
 
 
-@register
 class TSE(PerUserMeasure):
     """Total search efficiency [RECON]: the recall-level metric value of the lowest relevant item alone.
 

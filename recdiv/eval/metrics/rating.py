@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from recdiv.eval.measure import PerUserMeasure, register
+from recdiv.eval.measure import PerUserMeasure
 from recdiv.eval.partial import Ragged
 
 __all__ = ["MAE", "RMSE"]
@@ -55,7 +55,6 @@ class _Error(PerUserMeasure):
         return float(self._finish(np.array([state.values.mean()]))[0])
 
 
-@register
 class RMSE(_Error):
     """Root mean squared error: RMSE = sqrt(mean over rated, predicted pairs of (s(u,i) − r(u,i))²); per user over
     the user's pairs, system value over all pairs. Herlocker et al., TOIS 2004; LensKit `RMSE`."""
@@ -71,7 +70,6 @@ class RMSE(_Error):
         return np.sqrt(mean)
 
 
-@register
 class MAE(_Error):
     """Mean absolute error: MAE = mean over rated, predicted pairs of |s(u,i) − r(u,i)|; per user over the user's
     pairs, system value over all pairs. Herlocker et al., TOIS 2004; LensKit `MAE`."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from recdiv.eval.measure import Param, PerUserMeasure, register
+from recdiv.eval.measure import Param, PerUserMeasure
 from recdiv.eval.metrics.accuracy import _hits, _safe_div
 
 
@@ -30,7 +30,6 @@ class _Count(PerUserMeasure):
         return float(np.sum(values))
 
 
-@register
 class NumRet(_Count):
     """Number of retrieved items: |R_u| (trec_eval `num_ret`, ir_measures `NumRet`); summed over users."""
 
@@ -43,7 +42,6 @@ class NumRet(_Count):
         return _retrieved(view)
 
 
-@register
 class NumRelRet(_Count):
     """Number of relevant items retrieved: |R_u ∩ Rel_u| (trec_eval `num_rel_ret`, ir_measures `NumRet(rel=τ)`)."""
 
@@ -56,7 +54,6 @@ class NumRelRet(_Count):
         return _hits(view, None).astype(np.float64)
 
 
-@register
 class NumRel(_Count):
     """Number of relevant test items, retrieved or not: |Rel_u| (trec_eval `num_rel`, ir_measures `NumRel`)."""
 
@@ -69,7 +66,6 @@ class NumRel(_Count):
         return view.n_rel.astype(np.float64)
 
 
-@register
 class NumQ(_Count):
     """Number of evaluated users (queries): 1 per user, summed (trec_eval `num_q`, ir_measures `NumQ`)."""
 
@@ -82,7 +78,6 @@ class NumQ(_Count):
         return np.ones(len(view.users))
 
 
-@register
 class SetP(PerUserMeasure):
     """Set precision: the fraction of the whole retrieved list that is relevant.
 
@@ -99,7 +94,6 @@ class SetP(PerUserMeasure):
         return _safe_div(_hits(view, None), _retrieved(view))
 
 
-@register
 class SetR(PerUserMeasure):
     """Set recall: the fraction of the relevant test items found anywhere in the list.
 
@@ -116,7 +110,6 @@ class SetR(PerUserMeasure):
         return _safe_div(_hits(view, None), view.n_rel)
 
 
-@register
 class SetF(PerUserMeasure):
     """Set F-measure of SetP and SetR with trec_eval's weighting parameter β.
 
@@ -139,7 +132,6 @@ class SetF(PerUserMeasure):
         return _safe_div((self.beta + 1.0) * p * r, np.where(hits > 0, self.beta * p + r, 0.0))
 
 
-@register
 class Judged(PerUserMeasure):
     """Judgment rate: the fraction of the top K that has a judgment (grade ≥ 0).
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from recdiv.eval.measure import Param, PerUserMeasure, register
+from recdiv.eval.measure import Param, PerUserMeasure
 from recdiv.eval.metrics.greedy_ideal import check_ideal_ties
 from recdiv.eval.metrics.intents import (
     aspect_space,
@@ -66,7 +66,6 @@ def ab_gains(view, items: np.ndarray, probs: np.ndarray, gamma: np.ndarray) -> n
                               np.ascontiguousarray(gamma, dtype=np.float64))
 
 
-@register
 class AlphaBetaNDCG(PerUserMeasure):
     """αβ-nDCG: unified accuracy–novelty–diversity nDCG (Parapar & Radlinski, RecSys 2021, eq. 4–16).
 

@@ -23,7 +23,6 @@ the mean over all (split, user) pairs and a test compares the same (split, user)
 
 from __future__ import annotations
 
-import html
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,15 +30,16 @@ from typing import Any
 
 import pandas as pd
 
+from recdiv.escape import csv_cell, html, markdown
 from recdiv.eval import tables
 from recdiv.experiment.analyses.meta import read_split_meta
 from recdiv.experiment.report.charts import dataset_charts, slug
 from recdiv.experiment.report.page import finite, group_part, meta_section, pairs_html, selection_html
 from recdiv.experiment.report.summary import comparisons_of, note, summary_frame, to_latex, to_markdown
 from recdiv.experiment.spec.experiment import ExperimentConfig
-from recdiv.experiment.storage.cache import write_text
 from recdiv.experiment.storage.folder import read_manifest, read_results, update_manifest
 from recdiv.experiment.storage.stamps import report_key, report_record, report_up_to_date
+from recdiv.outputs import write_text
 from recdiv.progress import Progress
 
 
@@ -104,14 +104,14 @@ def _build_report(out: Path, loaded) -> Report:
     comparisons = comparisons_of(config, systems, scores, system_scores, results)
     summary = summary_frame(comparisons)
     rep = Report(out, summary=summary)
-    write_text(out / "summary.csv", summary.to_csv(index=False, float_format="%.6g"))
+    write_text(out / "summary.csv", text_cells(summary).to_csv(index=False, float_format="%.6g"))
     rep.markdown = to_markdown(config, comparisons)
-    write_text(out / "summary.md", f"# {config.name}\n\n{rep.markdown}")
+    write_text(out / "summary.md", f"# {markdown(config.name)}\n\n{rep.markdown}")
     write_text(out / "summary.tex", to_latex(config, comparisons))
     rep.files += [out / "summary.csv", out / "summary.md", out / "summary.tex"]
     page = Page(f"{config.name} — recdiv report").heading(config.name, 1)
     if config.description:
-        page.add(f"<p>{html.escape(config.description)}</p>")
+        page.add(f"<p>{html(config.description)}</p>")
     page.note(f"{len(systems)} systems; candidates: top-{config.candidates.n} reranked to {config.candidates.k}; "
               f"relevance threshold τ = {config.metrics.threshold:g}; seed {config.seed}. Files: summary.csv, "
               "summary.md, summary.tex (pdflatex), plots/*.svg, scores.parquet (per-user values).")
@@ -127,7 +127,7 @@ def _build_report(out: Path, loaded) -> Report:
                                            group_rows)
     if group_rows:
         groups_csv = pd.concat(group_rows, ignore_index=True)
-        write_text(out / "groups.csv", groups_csv.to_csv(index=False, float_format="%.6g"))
+        write_text(out / "groups.csv", text_cells(groups_csv).to_csv(index=False, float_format="%.6g"))
         rep.files.append(out / "groups.csv")
     if config.meta is not None:
         write_text(out / "meta_summary.json", json.dumps(finite(meta_summary), indent=1, allow_nan=False))
@@ -166,3 +166,11 @@ def _dataset_section(page, rep: Report, config: ExperimentConfig, systems: list[
         save(to_matplotlib(chart), path)
         rep.files.append(path)
     return meta_summary
+
+
+def text_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with its text cells safe in a spreadsheet (`recdiv.escape.csv_cell`); numbers unchanged."""
+    frame = frame.copy()
+    for c in frame.select_dtypes(include="object").columns:
+        frame[c] = frame[c].map(csv_cell)
+    return frame

@@ -30,6 +30,7 @@ from recdiv.experiment.spec.sections import (
     Section,
     StatisticsConfig,
 )
+from recdiv.limits import MAX_NESTING, at_most, nesting_depth
 
 
 class ExperimentConfig(Section):
@@ -196,9 +197,13 @@ def load_experiment(path: str | Path) -> ExperimentConfig:
     except OSError as e:  # permission, a symlink loop, an I/O error: the user's file, not a bug
         raise ConfigError(f"{path}: cannot read the experiment file: {e.strerror or e}") from None
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        at_most("nesting depth", nesting_depth(text), MAX_NESTING, "tables and arrays inside each other")
+        data = tomllib.loads(text)
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not valid UTF-8 text") from None
+    except ConfigError as e:
+        raise ConfigError(f"{path}: {e}") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from None
     return validate(data, str(path))

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from recdiv.config import Config
+from recdiv.limits import MAX_LEVELS, MAX_ROBUSTNESS_SAMPLES, MAX_SAMPLES
 
 Scalar = bool | int | float | str
 
@@ -239,12 +240,14 @@ class MetaConfig(Section):
     analyses: list[Literal["dp", "asl", "sparsity", "popularity", "perturbation"]] = Field(
         default_factory=lambda: ["dp", "asl"], min_length=1)
     measures: list[str] | None = Field(None, description="default: the per-user measures of metrics.measures")
-    samples: int = Field(100_000, ge=1, description="randomisation samples of dp")
-    asl_samples: int = Field(1000, ge=1, description="bootstrap samples of asl")
+    samples: int = Field(100_000, ge=1, le=MAX_SAMPLES, description="randomisation samples of dp")
+    asl_samples: int = Field(1000, ge=1, le=MAX_SAMPLES, description="bootstrap samples of asl")
     alpha: float = Field(0.05, gt=0, lt=1)
-    robustness_samples: int = Field(50, ge=1, description="samples per sparsity level")
-    sparsity_levels: list[float] | None = Field(None, description="fractions kept (default 1.00, 0.95, …, 0.05)")
-    popularity_levels: list[float] | None = Field(None, description="% of top items removed (default 0..20)")
+    robustness_samples: int = Field(50, ge=1, le=MAX_ROBUSTNESS_SAMPLES, description="samples per sparsity level")
+    sparsity_levels: list[float] | None = Field(None, max_length=MAX_LEVELS,
+                                                description="fractions kept (default 1.00, 0.95, …, 0.05)")
+    popularity_levels: list[float] | None = Field(None, max_length=MAX_LEVELS,
+                                                  description="% of top items removed (default 0..20)")
     perturbation_k: int = Field(10, ge=1, description="list length of the perturbed ideal orderings")
     perturbation_families: list[Literal["bottom_to_top", "redundant_aspect", "aspect_swap"]] = Field(
         default_factory=lambda: ["bottom_to_top", "redundant_aspect", "aspect_swap"], min_length=1)

@@ -33,8 +33,7 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from recdiv.errors import ConfigError, DataError
 from recdiv.experiment.spec.experiment import ExperimentConfig
-from recdiv.experiment.storage.cache import write_bytes
-from recdiv.outputs import check_output_dir, write_error
+from recdiv.outputs import check_output_dir, write_bytes, write_error
 
 RESULT_FILES = ("experiment.json", "systems.json", "scores.parquet", "system_scores.parquet", "selection.json",
                 "groups.parquet", "meta.json")

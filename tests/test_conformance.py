@@ -1,0 +1,73 @@
+"""The conformance suites of recdiv.testing.conformance, generated from the registries: every registered measure,
+reranker, recommender and dataset format is checked against the contract of its kind (a new built-in is checked
+without a line of test here)."""
+
+from __future__ import annotations
+
+import pytest
+
+from recdiv.testing import conformance
+
+MEASURES = list(conformance.registered("measure"))
+RERANKERS = list(conformance.registered("reranker"))
+RECOMMENDERS = list(conformance.registered("recommender"))
+FORMATS = list(conformance.registered("dataset format"))
+
+
+@pytest.mark.parametrize(("name", "cls"), MEASURES, ids=[n for n, _ in MEASURES])
+def test_measure(name, cls):
+    conformance.check_measure(cls)
+
+
+@pytest.mark.parametrize(("name", "cls"), RERANKERS, ids=[n for n, _ in RERANKERS])
+def test_reranker(name, cls):
+    conformance.check_reranker_class(cls)
+
+
+@pytest.mark.parametrize(("name", "cls"), RECOMMENDERS, ids=[n for n, _ in RECOMMENDERS])
+def test_recommender(name, cls):
+    conformance.check_recommender(cls)
+
+
+@pytest.mark.parametrize(("name", "fmt"), FORMATS, ids=[n for n, _ in FORMATS])
+def test_dataset_format(name, fmt):
+    conformance.check_dataset_format(fmt)
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("name", ["ml-100k", "hetrec2011-lastfm-2k", "ml-latest-small"])
+def test_named_dataset(name, data_root):
+    from recdiv.data.datasets import DATASETS, FORMATS
+
+    dataset = DATASETS.get(name)
+    conformance.check_dataset_format(FORMATS.get(dataset.format), data_root / dataset.folder)
+
+
+def test_the_suites_catch_a_broken_component():
+    """Each suite fails on a component that breaks its contract."""
+    import numpy as np
+
+    from recdiv.algorithms.popularity import Popularity
+    from recdiv.diversifiers.mmr import MMR
+    from recdiv.eval.metrics.accuracy import Precision
+
+    class Unstable(Precision):
+        def compute(self, view):
+            return np.random.default_rng().random(len(view.users))
+
+    class Seen(Popularity):
+        def recommend(self, users, n, exclude=None):
+            return super().recommend(users, n, exclude=None)
+
+    class Repeats(MMR):
+        def _rerank_block(self, block, k):
+            out = super()._rerank_block(block, k)
+            out[:, 1:] = np.where(out[:, 1:] >= 0, out[:, :1], out[:, 1:])
+            return out
+
+    with pytest.raises(AssertionError, match="different values"):
+        conformance.check_measure(Unstable)
+    with pytest.raises(AssertionError, match="training items"):
+        conformance.check_recommender(Seen)
+    with pytest.raises(AssertionError, match="repeats an item"):
+        conformance.check_reranker_class(Repeats)
