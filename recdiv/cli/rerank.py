@@ -36,7 +36,8 @@ def configure_rerank(p: argparse.ArgumentParser) -> None:
     from recdiv.diversifiers.registry import RERANKERS  # the names for --help
 
     p.description, p.formatter_class = __doc__, argparse.RawDescriptionHelpFormatter
-    p.add_argument("run", help="TREC run with the candidates (user Q0 item rank score tag)")
+    p.add_argument("run", help="run with the candidates: TREC text (user Q0 item rank score tag), or a CSV, TSV, "
+                                 "Parquet or Arrow table (user, item, rank, score; by extension)")
     p.add_argument("--method", required=True,
                    help=f"reranker: {', '.join(RERANKERS)} (any case and punctuation, e.g. IA-Select), or module:Class")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
@@ -62,9 +63,10 @@ def configure_rerank(p: argparse.ArgumentParser) -> None:
     p.add_argument("-k", type=positive_int, default=100, help="length of the reranked lists (default 100)")
     p.add_argument("--seed", type=seed, default=0, help="seed for randomised rerankers (≥ 0, default 0)")
     p.add_argument("--tag", help="run tag of the output (default: the reranker's name)")
-    p.add_argument("-o", "--output", required=True, help="output TREC run (a new or empty folder when a stochastic "
-                                                         "reranker samples several rankings per user: one run file "
-                                                         "per sample)")
+    p.add_argument("-o", "--output", required=True,
+                   help="output run: TREC text, or .parquet, .arrow, .csv, .tsv (user, item, rank, score); a new or "
+                        "empty folder when a stochastic reranker samples several rankings per user: one run file per "
+                        "sample")
     p.set_defaults(func=run_rerank, paths=Paths(("run", "aspects", "train", "factors", "item_groups"),
                                                 {"output": "-o"}, or_folder={"output": ("sample-*.run",)}))
 
@@ -110,8 +112,9 @@ def _check_options(args, needs: tuple[str, ...], name: str) -> None:
 
 def run_rerank(args) -> int:
     # deferred: the readers and the rerankers (numba) load only when the command runs
+    from recdiv.data.formats import read_run, write_rankings
     from recdiv.data.tables import rankings_of, shared_vocab
-    from recdiv.data.textio import parse_interactions_tsv, parse_item_aspects_tsv, parse_trec_run, write_rankings
+    from recdiv.data.textio import parse_interactions_tsv, parse_item_aspects_tsv
     from recdiv.data.vocab import Vocab
     from recdiv.diversifiers.registry import make_reranker
 
@@ -125,7 +128,7 @@ def run_rerank(args) -> int:
                           "holds files")
     if samples == 1 and Path(args.output).is_dir():
         raise ConfigError(f"-o {args.output}: is a folder, expected a file to write")
-    run = parse_trec_run(args.run)
+    run = read_run(args.run)
     asp = parse_item_aspects_tsv(args.aspects) if args.aspects else None
     train = parse_interactions_tsv(args.train) if args.train else None
     fac_ids, fac = _read_factors(args) if args.factors else (None, None)

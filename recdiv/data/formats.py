@@ -5,6 +5,7 @@ whole users, and written in any of the file formats.
     read_run(source, format=None) -> Table      read_qrels(source, format=None) -> Table
     iter_run(source, format=None, rows=...)     iter_qrels(...)        blocks of whole users, in input order
     write_run(table, path, format=None)         write_qrels(...)       convert(source, target, kind=...)
+    write_rankings(rankings, path, tag=...)     a recommender's or reranker's lists, in the format of `path`
 
 `source` is a path or a table in memory; `format` one of `FORMATS`, else the file name decides (`file_format`):
 ``.parquet``/``.pq`` Parquet, ``.arrow``/``.feather``/``.ipc`` Arrow IPC, ``.csv`` and ``.tsv`` (optionally
@@ -485,6 +486,19 @@ def write_run(source, path: str | Path, *, format: str | None = None, source_for
     """Write a run (a file, a table in memory or a `Table`) to `path` in `format` (by extension by default),
     block by block, atomically; returns the number of rows. TREC runs get `tag` as their last column."""
     return _write(source, path, "run", format, source_format, tag)
+
+
+def write_rankings(rankings, path: str | Path, *, tag: str = "recdiv", format: str | None = None) -> int:
+    """Write `Rankings` (a recommender's or reranker's lists) as a run in `format` (by extension by default),
+    atomically; TREC text byte for byte as `recdiv.data.textio.write_rankings`. Returns the number of rows."""
+    from recdiv.data import textio
+    from recdiv.data.formats_write import ranking_blocks, write_blocks
+
+    fmt = file_format(path, format)
+    if fmt == "trec":
+        textio.write_rankings(rankings, path, tag=tag)
+        return int(rankings.valid.sum())
+    return write_blocks(ranking_blocks(rankings, BLOCK_ROWS), Path(path), "run", fmt, tag)
 
 
 def write_qrels(source, path: str | Path, *, format: str | None = None, source_format: str | None = None) -> int:

@@ -71,12 +71,15 @@ def population(engine: Engine, p: Prepared) -> dict[str, Any]:
     next request of the same systems (a user change)."""
     ranks = _rankings(engine, p)
     st = p.config.statistics
-    key = ("population", tuple(k for _, k in ranks.values()), engine.eval_context(p)[1], p.state.measures,
+    ekey = engine.eval_context(p)[1]
+    key = ("population", tuple(k for _, k in ranks.values()), ekey, p.state.measures,
            st.model_dump_json(), p.config.seed, p.config.report.confidence)
-    return engine.memo(key, lambda: _population(engine, p, ranks))
+    return engine.memo(key, lambda: _population(engine, p, ranks, ekey))
 
 
-def _population(engine: Engine, p: Prepared, ranks: dict[str, tuple]) -> dict[str, Any]:
+def _population(engine: Engine, p: Prepared, ranks: dict[str, tuple], ekey) -> dict[str, Any]:
+    """The table of `Results.compare`, whose intervals and p-values are kept per system (and pair) in the
+    engine's statistics memo: a new λ of A computes A's intervals and tests only."""
     from recdiv.eval.results import Results
 
     measures = list(p.state.measures)
@@ -88,7 +91,8 @@ def _population(engine: Engine, p: Prepared, ranks: dict[str, tuple]) -> dict[st
     res = Results(per_user, system_values=system if any(system.values()) else None)
     base = {s: (None if s == "baseline" else "baseline") for s in res.systems}
     cmp = res.compare(baseline=base, test=st.test, correction=correction, alpha=st.alpha, seed=p.config.seed,
-                      ci="bootstrap", ci_samples=CI_SAMPLES, confidence=p.config.report.confidence)
+                      ci="bootstrap", ci_samples=CI_SAMPLES, confidence=p.config.report.confidence,
+                      keys={s: (key, ekey) for s, (_, key) in ranks.items()}, memo=engine.statistics)
     rows = []
     for m in measures:
         for s in res.systems:
@@ -212,11 +216,19 @@ def _add_terms(engine: Engine, p: Prepared, label: str, cands, row: int, got: np
 
 
 # the trade-off curve ----------------------------------------------------------------------------------------------
-def curve(engine: Engine, p: Prepared, x: str | None = None, y: str | None = None) -> dict[str, Any]:
-    """The mean of measure y against measure x for the baseline and each configuration over the grid 0, 0.1, …, 1
-    of its trade-off parameter (`tradeoff_parameter`), the current point marked; a plotly figure."""
+def curve(engine: Engine, p: Prepared, x: str | None = None, y: str | None = None,
+          only: str | None = None) -> dict[str, Any]:
+    """The mean of measure y against measure x for the baseline and each configuration (or configuration `only`)
+    over the grid 0, 0.1, …, 1 of its trade-off parameter (`tradeoff_parameter`), the current point marked; a
+    plotly figure. The page asks for the first configuration's curve, then for both (each point is kept: the
+    second asks only for the other configuration's)."""
     from recdiv.diversifiers.registry import RERANKERS
     from recdiv.eval.charts import Chart, Series, to_plotly
+
+    labels = [d.label for d in p.config.diversifiers]
+    if only is not None and only not in labels:
+        raise ConfigError(f"curve of configuration {only!r}: the configurations shown are "
+                          f"{', '.join(labels) or 'none'}")
 
     info = {i["name"]: i for i in measure_info(list(p.state.measures))}
     per_user = [m for m, i in info.items() if i["kind"] == "per-user"]
@@ -241,6 +253,8 @@ def curve(engine: Engine, p: Prepared, x: str | None = None, y: str | None = Non
     points: dict[str, Any] = {"baseline": [[bx, by]]}
     grid = [round(i / (CURVE_POINTS - 1), 10) for i in range(CURVE_POINTS)]
     for d in p.config.diversifiers:
+        if only is not None and d.label != only:
+            continue
         param = tradeoff_parameter(RERANKERS.get(d.name).Config)
         if param is None:
             cx, cy = mean(d.label)
@@ -262,7 +276,8 @@ def curve(engine: Engine, p: Prepared, x: str | None = None, y: str | None = Non
                                    labels=[f"{d.label} {param}={current:g}"],
                                    hover=[f"{d.label} now: {param} = {current:g}\n{x} = {cx:.4f}\n{y} = {cy:.4f}"]))
         points[d.label] = [[a, b] for a, b in zip(xs, ys)]
-    return {"x": x, "y": y, "figure": to_plotly(chart), "points": points, "grid": grid}
+    return {"x": x, "y": y, "figure": to_plotly(chart), "points": points, "grid": grid,
+            "complete": only is None or labels == [only]}
 
 
 def _axis(measure: str, info: dict[str, Any]) -> str:
