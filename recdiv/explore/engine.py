@@ -283,10 +283,19 @@ class Engine:
         space = factors = cfg = skey = None
         if space_name is not None:
             space, factors, cfg, skey = self.space(p, space_name)
-        key = ("rerank", p.data.key, skey, p.config.seed)
+        groups, gkey = self.item_groups(p)
+        key = ("rerank", p.data.key, skey, p.config.seed, gkey)
         return self._context(key, lambda: Context(
-            train=p.data.split.train, aspects=space, seed=p.config.seed, threads=self.threads,
+            train=p.data.split.train, aspects=space, seed=p.config.seed, threads=self.threads, item_groups=groups,
             similarity=_similarity(cfg and cfg.similarity, space, factors, p.data.split.train, cfg)))
+
+    def item_groups(self, p: Prepared):
+        """(item groups, their key) of the experiment's `item_groups` space (FAIR, AWRF, GroupExposure), or
+        (None, None)."""
+        if p.config.item_groups is None:
+            return None, None
+        space, _, _, key = self.space(p, p.config.item_groups)
+        return space, key
 
     def eval_context(self, p: Prepared):
         from recdiv.models.context import Context
@@ -296,10 +305,11 @@ class Engine:
         space = factors = cfg = skey = None
         if name is not None:
             space, factors, cfg, skey = self.space(p, name)
-        key = ("eval", p.data.key, skey, m.threshold, m.population, m.similarity)
+        groups, gkey = self.item_groups(p)
+        key = ("eval", p.data.key, skey, m.threshold, m.population, m.similarity, gkey)
         return self._context(key, lambda: Context(
             threshold=m.threshold, population=m.population, train=p.data.split.train, aspects=space,
-            scale=p.data.split.train.scale, threads=self.threads,
+            scale=p.data.split.train.scale, threads=self.threads, item_groups=groups,
             similarity=_similarity(cfg and (m.similarity or cfg.similarity), space, factors, p.data.split.train,
                                    cfg))), key
 

@@ -33,7 +33,8 @@ import pandas as pd
 from recdiv.escape import csv_cell, html, markdown
 from recdiv.eval import tables
 from recdiv.experiment.analyses.meta import read_split_meta
-from recdiv.experiment.report.charts import dataset_charts, slug
+from recdiv.experiment.report.charts import curves, dataset_charts, slug, tradeoff_pairs
+from recdiv.experiment.report.fronts import fronts_part
 from recdiv.experiment.report.page import finite, group_part, meta_section, pairs_html, selection_html
 from recdiv.experiment.report.summary import comparisons_of, note, summary_frame, to_latex, to_markdown
 from recdiv.experiment.spec.experiment import ExperimentConfig
@@ -121,10 +122,14 @@ def _build_report(out: Path, loaded) -> Report:
     page.toggle()
     split_meta = read_split_meta(out)
     meta_summary = {}
+    fronts: dict[str, list] = {}
     group_rows: list[pd.DataFrame] = []
     for d, cmp in comparisons.items():
         meta_summary[d] = _dataset_section(page, rep, config, systems, d, cmp, results[d], split_meta.get(d, {}),
-                                           group_rows)
+                                           group_rows, fronts)
+    if any(fronts.values()):
+        write_text(out / "fronts.json", json.dumps(finite(fronts), indent=1, allow_nan=False))
+        rep.files.append(out / "fronts.json")
     if group_rows:
         groups_csv = pd.concat(group_rows, ignore_index=True)
         write_text(out / "groups.csv", text_cells(groups_csv).to_csv(index=False, float_format="%.6g"))
@@ -138,7 +143,7 @@ def _build_report(out: Path, loaded) -> Report:
 
 
 def _dataset_section(page, rep: Report, config: ExperimentConfig, systems: list[dict[str, Any]], d: str, cmp, res,
-                     split_meta: dict, group_rows: list[pd.DataFrame]) -> dict:
+                     split_meta: dict, group_rows: list[pd.DataFrame], fronts: dict) -> dict:
     """Dataset `d`'s part of report.html (tables, charts, groups, [meta]) and its SVG plots; returns its part of
     meta_summary.json and appends its rows of groups.csv to `group_rows`."""
     from recdiv.eval.charts import save, to_matplotlib
@@ -156,6 +161,13 @@ def _dataset_section(page, rep: Report, config: ExperimentConfig, systems: list[
                   "Hover for exact values and confidence intervals; click a legend entry to hide or show it; drag "
                   "to zoom, double-click to reset.")
         page.charts(trade, "tradeoff")
+        part, fronts[d] = fronts_part(res, cmp, systems, tradeoff_pairs(config), curves(systems), config.seed,
+                                      config.report.confidence)
+        if part:
+            page.note("Trade-off fronts (docs/statistics.md): the Pareto front of each recommender's systems, and "
+                      "each curve's hypervolume and area against the recommender's nadir, with bootstrap intervals "
+                      "over users; also in fronts.json.")
+            page.add(part)
     if means:
         page.heading(f"Means with {round(config.report.confidence * 100)}% confidence intervals", 3)
         page.charts(means, "means")

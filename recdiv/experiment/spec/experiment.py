@@ -44,6 +44,9 @@ class ExperimentConfig(Section):
     recommenders: list[RecommenderSpec] = Field(min_length=1)
     candidates: CandidatesConfig = CandidatesConfig()
     aspects: list[AspectConfig] = Field(default_factory=list)
+    item_groups: str | None = Field(None, description="an explicit aspect space whose aspects are the item groups "
+                                                      "(provider groups, a protected attribute) of FAIR, AWRF and "
+                                                      "GroupExposure")
     diversifiers: list[DiversifierConfig] = Field(default_factory=list)
     metrics: MetricsConfig
     statistics: StatisticsConfig = StatisticsConfig()
@@ -118,6 +121,10 @@ class ExperimentConfig(Section):
                     raise _ref_error(f"diversifiers[{i}].recommenders[{j}]", r, "recommender", recs)
         if self.metrics.aspects is not None and self.metrics.aspects not in spaces:
             raise _ref_error("metrics.aspects", self.metrics.aspects, "aspect space", spaces)
+        if self.item_groups is not None:
+            explicit = {a.name for a in self.aspects if a.kind == "explicit"}
+            if self.item_groups not in explicit:
+                raise _ref_error("item_groups", self.item_groups, "explicit aspect space", explicit)
         if self.meta and "perturbation" in self.meta.analyses and self.evaluation_aspects is None:
             raise ValueError("meta.analyses: `perturbation` builds its systems over the metrics' aspect space; "
                              "define one in [[aspects]]")

@@ -42,7 +42,7 @@ MANIFEST = "manifest.json"
 PENDING = ".pending"
 #: what recdiv writes in an output folder (anything else there is not ours): results, then what the report makes
 OWN_ENTRIES = {*RESULT_FILES, MANIFEST, PENDING, "cache", "plots", "summary.csv", "summary.md", "summary.tex",
-               "report.html", "groups.csv", "meta_summary.json"}
+               "report.html", "groups.csv", "meta_summary.json", "fronts.json"}
 SCORE_COLUMNS = ["dataset", "split", "system", "measure", "user", "value"]
 
 
