@@ -6,7 +6,7 @@ and Parquet (`recdiv convert`'s layout), 20 judgments per user, 3,706 items with
 - recdiv eval from TREC text and from Parquet (P, Recall, AP, nDCG@100, RR): in memory (--memory 64G), with the
   default budget (1G: streamed from about 6·10⁶ lines), streamed with --memory 256M, and with --ray on a two-node
   Ray cluster started on loopback for the run (tests/ray_cluster.py; peak memory is then the driver's);
-- recdiv eval alpha-nDCG@20, ERR-IA@20 with the genres as aspects, default budget;
+- recdiv eval alpha-nDCG@20, ERR-IA(weights=uniform)@20 with the genres as aspects, default budget;
 - ranx: TREC files -> Qrels/Run -> evaluate (whole process), and the in-memory `evaluate` call alone (printed by
   the script, measured inside the process);
 - trec_eval (built by ../shared/tools/build.sh) with --trec-eval: its per-query lookup grows with the square of the
@@ -207,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_ia:
         ia = f"eval {lines:.0e} lines, alpha-nDCG, ERR-IA"
         row(ia, "recdiv TREC, default budget", [*recdiv, *text, "--aspects", str(paths["aspects.tsv"]), "-m",
-                                                "alpha-nDCG@20", "ERR-IA@20"])
+                                                "alpha-nDCG@20", "ERR-IA(weights=uniform)@20"])
     if args.per_shard:
         per_shard(paths, env)
     print(f"after: {load()}\n")
