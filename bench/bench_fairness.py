@@ -2,8 +2,8 @@
 
 Workload: `bench_accuracy.workload` (6,040 users × top-100 lists over 3,706 items, ~165 judged items per user);
 item groups: every item in one of 5 groups (skewed sizes). recdiv computes EE-L, EE-D and EE-R with 100
-Plackett–Luce samples per user (softmax of the run's scores) at the cutoffs 100 and 20 — each measure draws its own
-samples — and AWRF, GroupExposure from the runs' rankings. Peer: a per-user loop with LensKit's
+Plackett–Luce samples per user (softmax of the run's scores) at the cutoffs 100 and 20 — the three share one draw
+per cutoff (the view's cache) — and AWRF, GroupExposure from the runs' rankings. Peer: a per-user loop with LensKit's
 `StochasticTopNRanker` (the same Plackett–Luce sampling) drawing the 100 rankings and NumPy accumulating the
 exposure, run on `--peer-users` users and extrapolated linearly.
 
@@ -65,7 +65,7 @@ def main() -> None:
         for m in ms:
             m.value(run, qrels, ctx)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        peer = lenskit_peer(run, S, args.peer_users, K) / args.peer_users * args.users * 3
+        peer = lenskit_peer(run, S, args.peer_users, K) / args.peer_users * args.users  # one draw gives all three
         print(f"| EE-L, EE-D, EE-R (samples={S})@{K} | {wall:.2f} | {cpu:.2f} | {peer:,.0f} |", flush=True)
     ms = parse_measures(["AWRF@100", "GroupExposure(group=g4)@100"])
     ctx = EvalContext(threshold=4.0, item_groups=space)

@@ -3,20 +3,23 @@
 Files (written once to $RECDIV_BENCH_CACHE or ~/.cache/recdiv-bench, seeded): N users × 100 run lines in TREC text
 and Parquet (`recdiv convert`'s layout), 20 judgments per user, 3,706 items with 1-3 of 18 genres. Rows:
 
-- recdiv eval from TREC text and from Parquet (P, Recall, AP, nDCG@100, RR), default budget (1G);
-- recdiv eval alpha-nDCG@20, ERR-IA@20 with the genres as aspects, default budget;
+- recdiv eval from TREC text and from Parquet (P, Recall, AP, nDCG@100, RR): in memory (--memory 64G), with the
+  default budget (1G: streamed from about 6·10⁶ lines), streamed with --memory 256M, and with --ray on a two-node
+  Ray cluster started on loopback for the run (tests/ray_cluster.py; peak memory is then the driver's);
+- recdiv eval alpha-nDCG@20, ERR-IA(weights=uniform)@20 with the genres as aspects, default budget;
 - ranx: TREC files -> Qrels/Run -> evaluate (whole process), and the in-memory `evaluate` call alone (printed by
   the script, measured inside the process);
 - trec_eval (built by ../shared/tools/build.sh) with --trec-eval: its per-query lookup grows with the square of the
   users (477 s at 10^7 lines on the development machine).
 
-    python bench/bench_scale.py --users 100000 [--repeat 3] [--trec-eval] [--skip-ranx] [--per-shard]
+    python bench/bench_scale.py --users 100000 [--repeat 3] [--trec-eval] [--skip-ranx] [--ray] [--per-shard]
     python bench/bench_scale.py --users 1000000 --skip-ranx          # 10^8 lines (~4 GB of text, 1 GB Parquet)
 
 Wall time, CPU time (user + system) and peak resident memory (GNU time) of each command, medians of --repeat runs,
-and the load average before and after: the machine is shared, so the ratios (paired in one run) are the figures to
-quote. --per-shard also prints the measured cost of the streaming stages (first pass per line, evaluation per
-line), from which bench/README.md builds the scaling model of docs/scale.md.
+and the 1-minute load average before and after each row: the machine is shared, so the ratios (paired in one run)
+are the figures to quote. The in-memory rows are left out above 3·10⁷ lines (they would need ~140 bytes a line).
+--per-shard also prints the measured cost of the streaming stages (first pass per line, evaluation per line), from
+which bench/README.md builds the scaling model of docs/scale.md.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ REPO = Path(__file__).resolve().parents[1]
 TOOLS = REPO.parent / "shared" / "tools"
 PY = sys.executable
 ACCURACY = ["P@100", "Recall@100", "AP@100", "nDCG@100", "RR"]
+IN_MEMORY = "64G"  # a budget every run here fits: the in-memory path
+STREAM_MEMORY = "256M"  # a budget that streams even the smallest run here
 TREC_ACCURACY = ["-m", "P.100", "-m", "recall.100", "-m", "map_cut.100", "-m", "ndcg_cut.100", "-m", "recip_rank",
                  "-l", "4"]
 RANX_SCRIPT = """import sys, time
@@ -151,46 +156,64 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--trec-eval", action="store_true")
     ap.add_argument("--skip-ranx", action="store_true")
     ap.add_argument("--skip-ia", action="store_true")
+    ap.add_argument("--ray", action="store_true", help="also on a two-node Ray cluster started on loopback")
     ap.add_argument("--per-shard", action="store_true")
-    ap.add_argument("--memory", default=None, help="--memory of recdiv (default: its default)")
+    ap.add_argument("--memory", default=STREAM_MEMORY, help=f"--memory of the streamed rows (default {STREAM_MEMORY})")
     args = ap.parse_args(argv)
     env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     paths = make_files(args.users)
     lines = args.users * 100
-    print(f"{lines:,} run lines; files {paths['run.txt'].parent}; repeat {args.repeat}; before: {load()}", flush=True)
-    budget = ["--memory", args.memory] if args.memory else []
+    print(f"{lines:,} run lines; files {paths['run.txt'].parent}; repeat {args.repeat}; {os.cpu_count()} cores; "
+          f"before: {load()}", flush=True)
     rows = []
 
-    def row(task, who, cmd, repeat=args.repeat):
-        wall, cpu, peak, err = measure(cmd, repeat, env)
-        rows.append((task, who, wall, cpu, peak))
+    def row(task, who, cmd, repeat=args.repeat, run_env=env):
+        before = os.getloadavg()[0]
+        wall, cpu, peak, err = measure(cmd, repeat, run_env)
+        rows.append((task, who, wall, cpu, peak, f"{before:.1f}-{os.getloadavg()[0]:.1f}"))
         extra = next((x for x in err.splitlines() if x.startswith("evaluate ")), "")
-        print(f"  {task:<30} {who:<16} {wall:8.2f} s {cpu:8.2f} s CPU {peak:8.0f} MB {extra}", flush=True)
+        print(f"  {task:<30} {who:<28} {wall:8.2f} s {cpu:8.2f} s CPU {peak:8.0f} MB  {load()} {extra}", flush=True)
 
     recdiv = [PY, "-m", "recdiv", "eval"]
+    text, parquet = [str(paths["qrels.txt"]), str(paths["run.txt"])], [str(paths["qrels.parquet"]),
+                                                                         str(paths["run.parquet"])]
     acc = f"eval {lines:.0e} lines, 5 measures"
-    row(acc, "recdiv TREC", [*recdiv, str(paths["qrels.txt"]), str(paths["run.txt"]), "-m", *ACCURACY, *budget])
-    row(acc, "recdiv Parquet", [*recdiv, str(paths["qrels.parquet"]), str(paths["run.parquet"]), "-m", *ACCURACY,
-                                *budget])
+    whole = lines <= 30_000_000
+    if whole:
+        row(acc, "recdiv TREC, in memory", [*recdiv, *text, "-m", *ACCURACY, "--memory", IN_MEMORY])
+    row(acc, "recdiv TREC, default budget", [*recdiv, *text, "-m", *ACCURACY])
+    row(acc, f"recdiv TREC, --memory {args.memory}", [*recdiv, *text, "-m", *ACCURACY, "--memory", args.memory])
+    if whole:
+        row(acc, "recdiv Parquet, in memory", [*recdiv, *parquet, "-m", *ACCURACY, "--memory", IN_MEMORY])
+    row(acc, "recdiv Parquet, default budget", [*recdiv, *parquet, "-m", *ACCURACY])
+    row(acc, f"recdiv Parquet, --memory {args.memory}", [*recdiv, *parquet, "-m", *ACCURACY, "--memory", args.memory])
+    if args.ray:
+        sys.path.insert(0, str(REPO))
+        from tests.ray_cluster import RayCluster
+
+        with tempfile.TemporaryDirectory(prefix="bench-ray-") as folder, RayCluster(Path(folder)) as cluster:
+            work = Path(folder) / "work"
+            ray_env = {**env, **cluster.client_env()}
+            row(acc, "recdiv Parquet, Ray 2 nodes", [*recdiv, *parquet, "-m", *ACCURACY, "--backend", "ray",
+                                                     "--workdir", str(work)], run_env=ray_env)
     if not args.skip_ranx:
         with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
             fh.write(RANX_SCRIPT)
-        row(acc, "ranx", [PY, fh.name, str(paths["qrels.txt"]), str(paths["run.txt"])], repeat=1)
+        row(acc, "ranx (TREC files)", [PY, fh.name, *text], repeat=1)
     if args.trec_eval:
         tools = Path(subprocess.run(["bash", str(TOOLS / "build.sh")], check=True, capture_output=True,
                                     text=True).stdout.strip())
-        row(acc, "trec_eval", [str(tools / "trec_eval"), *TREC_ACCURACY, str(paths["qrels.txt"]),
-                               str(paths["run.txt"])], repeat=1)
+        row(acc, "trec_eval", [str(tools / "trec_eval"), *TREC_ACCURACY, *text], repeat=1)
     if not args.skip_ia:
         ia = f"eval {lines:.0e} lines, alpha-nDCG, ERR-IA"
-        row(ia, "recdiv TREC", [*recdiv, str(paths["qrels.txt"]), str(paths["run.txt"]), "--aspects",
-                                str(paths["aspects.tsv"]), "-m", "alpha-nDCG@20", "ERR-IA@20", *budget])
+        row(ia, "recdiv TREC, default budget", [*recdiv, *text, "--aspects", str(paths["aspects.tsv"]), "-m",
+                                                "alpha-nDCG@20", "ERR-IA(weights=uniform)@20"])
     if args.per_shard:
         per_shard(paths, env)
     print(f"after: {load()}\n")
-    print("| task | tool | wall s | CPU s | peak MB |\n|---|---|---:|---:|---:|")
-    for task, who, wall, cpu, peak in rows:
-        print(f"| {task} | {who} | {wall:.2f} | {cpu:.2f} | {peak:.0f} |")
+    print("| task | tool | wall s | CPU s | peak MB | load (1 min) |\n|---|---|---:|---:|---:|---|")
+    for task, who, wall, cpu, peak, during in rows:
+        print(f"| {task} | {who} | {wall:.2f} | {cpu:.2f} | {peak:.0f} | {during} |")
     return 0
 
 

@@ -9,9 +9,9 @@ names the key path, e.g. ``diversifiers[0].params.lambda: Input should be less t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from recdiv.errors import ConfigError
 
@@ -23,6 +23,29 @@ class Config(BaseModel):
     may be written by their alias (`lambda` for `lambda_`)."""
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True, allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _none_as_word(cls, data: Any) -> Any:
+        """A None (`--param norm=none` reads as JSON null) where a field takes the word "none" but not None is
+        that word: `norm=none` and `'norm="none"'` are the same option."""
+        if not isinstance(data, dict):
+            return data
+        for name, field in cls.model_fields.items():
+            for key in {name, field.alias} - {None}:
+                if key in data and data[key] is None and _takes_none_word(field.annotation):
+                    data = {**data, key: "none"}
+        return data
+
+
+def _takes_none_word(annotation: Any) -> bool:
+    """Whether a field's type accepts the string "none" and not None (a Literal of words including "none")."""
+    args = get_args(annotation)
+    if get_origin(annotation) is Literal:
+        return "none" in args
+    if type(None) in args:
+        return False
+    return any(_takes_none_word(a) for a in args)
 
 
 def key_path(loc: tuple) -> str:

@@ -12,7 +12,9 @@ learned from the finished tasks of that kind; kinds not seen yet are estimated f
 by the observed seconds per unit of weight; the remaining time is the sum over the pending tasks divided by the
 number of workers.
 
-Bars are drawn only when stderr is a terminal (rich), so pipes, files and tests stay clean.
+Bars are drawn only when stderr is a terminal (rich), so pipes, files and tests stay clean. A bar draws on the
+terminal itself (`recdiv.console.raw`); its descriptions, which may name runs or systems from data files, are
+escaped for the terminal and for rich's markup.
 """
 
 from __future__ import annotations
@@ -40,6 +42,15 @@ def fmt_seconds(s: float | None) -> str:
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 
+def _shown(text: str) -> str:
+    """A description as the bar shows it: terminal controls visible, rich markup escaped."""
+    from rich.markup import escape
+
+    from recdiv.escape import terminal
+
+    return escape(terminal(text))
+
+
 class Progress:
     """A progress bar on stderr (no-op when `enabled` is False; default: stderr is a terminal)."""
 
@@ -54,13 +65,17 @@ class Progress:
 
     def __enter__(self) -> Progress:
         if self.enabled:
+            from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
             from rich.progress import Progress as RichProgress
 
+            from recdiv.console import raw
+
             self._bar = RichProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                     TimeElapsedColumn(), TextColumn("ETA {task.fields[eta]}"), transient=True)
+                                     TimeElapsedColumn(), TextColumn("ETA {task.fields[eta]}"), transient=True,
+                                     console=Console(file=raw(sys.stderr)))
             self._bar.start()
-            self._task = self._bar.add_task(self.description, total=self.total, eta="?")
+            self._task = self._bar.add_task(_shown(self.description), total=self.total, eta="?")
         _STACK.append(self)
         return self
 
@@ -82,7 +97,7 @@ class Progress:
             self.done += work
             if self._bar is not None:
                 self._bar.update(self._task, completed=self.done, eta=fmt_seconds(self.eta()),
-                                 **({"description": description} if description else {}))
+                                 **({"description": _shown(description)} if description else {}))
 
     def stage(self, description: str, total: float | None = None) -> None:
         """Start a new part of the work: its own description, total and rate."""
@@ -90,7 +105,7 @@ class Progress:
             self.description, self.total, self.done = description, total, 0.0
             self._start = time.perf_counter()
             if self._bar is not None:
-                self._bar.reset(self._task, total=total, description=description, eta="?")
+                self._bar.reset(self._task, total=total, description=_shown(description), eta="?")
 
 
 class TaskEstimate:

@@ -20,7 +20,6 @@ and ``--ignore-json-key provenance``).
 
 from __future__ import annotations
 
-import html
 import platform
 import shlex
 import subprocess
@@ -28,6 +27,8 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from recdiv import escape
 
 #: the libraries whose versions are recorded (distribution names), in this order
 LIBRARIES = ("numpy", "scipy", "numba", "pandas", "pyarrow", "scikit-learn", "implicit", "lenskit", "torch")
@@ -108,7 +109,7 @@ def markdown_comment(rec: Mapping[str, Any]) -> str:
 
 def html_footer(rec: Mapping[str, Any]) -> str:
     """The record as a visible footer of an HTML page, on a line of its own."""
-    body = "<br>".join(html.escape(line) for line in lines(rec))
+    body = "<br>".join(escape.html(line) for line in lines(rec))
     return f"\n<footer class='provenance'>{body}</footer>\n"
 
 
@@ -118,7 +119,9 @@ def _one_line(text: str) -> str:
 
 
 def _no_comment_end(text: str) -> str:
-    return text.replace("-->", "- ->")
+    """Text inside an HTML comment: ``& < >`` as entities (`recdiv.escape.html`), so that neither ``-->`` nor
+    ``--!>`` can end the comment and no markup from a file name appears in the file."""
+    return escape.html(text)
 
 
 def of_command(args) -> dict[str, Any]:

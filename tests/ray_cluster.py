@@ -2,6 +2,10 @@
 node, each with its own temporary folder and ports, Ray's token authentication on (RAY_AUTH_MODE=token, the token in
 a file named by RAY_AUTH_TOKEN_PATH, as Ray documents it; nothing is written to ~/.ray).
 
+Both nodes are at `LOOPBACK`, 127.0.0.2: Ray replaces a --node-ip-address of 127.0.0.1 or localhost by the address
+of the machine's outward interface (`ray._private.services.resolve_ip_for_localhost`), so that the cluster would be
+reachable from the network; another address of the loopback interface is kept as given.
+
 Each node is one `ray start --block` in a new process group under `timeout` (a watchdog that ends it even if the
 test process dies); `stop()` ends exactly those process groups (SIGINT, then SIGKILL), never Ray processes
 started by anyone else.
@@ -22,14 +26,15 @@ import time
 from pathlib import Path
 
 RAY = str(Path(sys.executable).with_name("ray"))
+LOOPBACK = "127.0.0.2"
 
 
 def _free_ports(n: int) -> list[int]:
-    """`n` ports free now on 127.0.0.1, spaced so that Ray's worker port ranges fit after them."""
+    """`n` ports free now on `LOOPBACK`, spaced so that Ray's worker port ranges fit after them."""
     out: list[int] = []
     while len(out) < n:
         with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
+            s.bind((LOOPBACK, 0))
             port = s.getsockname()[1]
         if port < 60000 and all(abs(port - p) > 200 for p in out):
             out.append(port)
@@ -52,20 +57,23 @@ class RayCluster:
 
     @property
     def address(self) -> str:
-        return f"127.0.0.1:{self.port}"
+        return f"{LOOPBACK}:{self.port}"
 
     def client_env(self) -> dict[str, str]:
         """The environment of a driver: the cluster's address and its token."""
         return {**self.env, "RAY_ADDRESS": self.address}
 
     def _node(self, name: str, base: int, head: bool) -> None:
-        args = [RAY, "start", "--block", "--node-ip-address=127.0.0.1", "--num-cpus=1", "--disable-usage-stats",
+        args = [RAY, "start", "--block", f"--node-ip-address={LOOPBACK}", "--num-cpus=1", "--disable-usage-stats",
                 f"--temp-dir={self.temp / name}", f"--node-manager-port={base + 1}",
                 f"--object-manager-port={base + 2}", f"--dashboard-agent-listen-port={base + 3}",
                 f"--dashboard-agent-grpc-port={base + 4}", f"--runtime-env-agent-port={base + 5}",
                 f"--metrics-export-port={base + 6}", f"--min-worker-port={base + 10}",
                 f"--max-worker-port={base + 60}"]
-        args += ["--head", f"--port={base}", "--include-dashboard=false"] if head else [f"--address={self.address}"]
+        if head:
+            args += ["--head", f"--port={base}", "--include-dashboard=false"]
+        else:
+            args.append(f"--address={self.address}")
         log = open(self.folder / f"{name}.log", "wb")
         self.procs.append(subprocess.Popen(["timeout", "-s", "INT", str(self.watchdog), *args], env=self.env,
                                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
@@ -126,7 +134,7 @@ class RayCluster:
 def _listening(port: int) -> bool:
     with socket.socket() as s:
         s.settimeout(1)
-        return s.connect_ex(("127.0.0.1", port)) == 0
+        return s.connect_ex((LOOPBACK, port)) == 0
 
 
 def _group_alive(pgid: int) -> bool:

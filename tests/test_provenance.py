@@ -28,9 +28,9 @@ def test_record_names_versions_and_command():
     text = provenance.comment(rec, "%")
     assert text.splitlines()[0].startswith("% recdiv provenance: recdiv ") and "numpy " in text
     assert text.splitlines()[1] == "% recdiv command: recdiv compare 'a b.run' 'x\\u000ay'"
-    md = provenance.markdown_comment({**rec, "command": "recdiv x --> y"})
+    md = provenance.markdown_comment({**rec, "command": "recdiv x --> y --!> '<script>'"})
     assert all(line.startswith("<!-- ") and line.endswith(" -->") and line.count("-->") == 1
-               for line in md.splitlines())
+               and line.count(">") == 1 and line.count("<") == 1 for line in md.splitlines())
     footer = provenance.html_footer({**rec, "command": "recdiv <b>"})
     assert footer.count("\n") == 2 and "&lt;b&gt;" in footer and IGNORE_LINE.search(footer)
 

@@ -77,10 +77,30 @@ class Recommender(ABC):
 
     # training ------------------------------------------------------------------------------------------
     def fit(self, train: Interactions, **side: Any) -> Recommender:
-        """Train on `train` (users × items over the dataset's vocabularies); returns self."""
+        """Train on `train` (users × items over the dataset's vocabularies); returns self. Sizes in the config are
+        checked against the data first (`check_sizes`)."""
+        self.check_sizes(train)
         self.train_ = train
         self._fit(train, **side)
         return self
+
+    #: config fields that size a model by its latent dimension, and fields that count training passes
+    RANK_FIELDS = ("factors", "topics", "n_topics")
+    PASS_FIELDS = ("iterations", "epochs", "max_iter", "n_iter")
+
+    def check_sizes(self, train: Interactions) -> None:
+        """ConfigError, before training, for a latent dimension whose factor matrices ((users + items) × dimension)
+        exceed `recdiv.limits.MAX_DENSE_CELLS`, and for more training passes than `MAX_ITERATIONS`."""
+        from recdiv.limits import MAX_ITERATIONS, at_most, check_cells
+
+        config = self.config.model_dump()
+        for name in self.RANK_FIELDS:
+            if isinstance(config.get(name), int):
+                check_cells(f"{name} of {type(self).__name__}: (users + items) × {name}",
+                            train.n_users + train.n_items, config[name])
+        for name in self.PASS_FIELDS:
+            if isinstance(config.get(name), int):
+                at_most(f"{name} of {type(self).__name__}", config[name], MAX_ITERATIONS)
 
     @abstractmethod
     def _fit(self, train: Interactions, **side: Any) -> None: ...

@@ -26,6 +26,12 @@ class AspectSpace:
     def __init__(self, items: Vocab, names: Vocab, membership: sp.csr_matrix | CSRArrays, name: str = "aspects"):
         if membership.shape != (len(items), len(names)):
             raise ValueError("membership must be items × aspects over the given vocabularies")
+        from recdiv.limits import MAX_ASPECTS_PER_ITEM, at_most
+
+        per_item = np.diff(membership.indptr)
+        if len(per_item) and per_item.max() > MAX_ASPECTS_PER_ITEM:
+            item = items.id_of(np.array([int(per_item.argmax())]))[0]
+            at_most(f"aspects of item {str(item)!r} ({name})", int(per_item.max()), MAX_ASPECTS_PER_ITEM)
         self.items, self.names, self.name = items, names, name
         self._arrays = membership if isinstance(membership, CSRArrays) else None
         self._matrix = None if isinstance(membership, CSRArrays) else membership
@@ -101,6 +107,9 @@ class AspectSpace:
     def dense(self, dtype=np.float64) -> np.ndarray:
         """0/1 items × aspects dense indicator (for small aspect sets such as genres); from the CSR arrays without
         SciPy when the space holds them (no repeated pairs there)."""
+        from recdiv.limits import check_cells
+
+        check_cells(f"items × aspects of {self.name}", len(self.items), len(self.names))
         if self._arrays is None:
             return np.asarray(self.indicator.todense(), dtype=dtype)
         out = np.zeros((len(self.items), len(self.names)), dtype=dtype)

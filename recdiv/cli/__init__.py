@@ -68,7 +68,15 @@ def _command(argv: list[str]) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    from recdiv.console import streams
+
+    with streams():  # escaped for the terminal, any encoding, clean write errors (recdiv.console)
+        return _main(sys.argv[1:] if argv is None else list(argv))
+
+
+def _main(argv: list[str]) -> int:
+    from recdiv.console import PipeClosed
+
     command = _command(argv)
     if command is not None and command not in COMMANDS:
         import difflib  # deferred: only a mistyped command needs it (difflib pulls heapq; --help starts faster)
@@ -84,14 +92,31 @@ def main(argv: list[str] | None = None) -> int:
         if not getattr(args, "func", None):
             parser.print_help()
             return 2
+        paths = getattr(args, "paths", None)
+        if paths is not None:  # the one output guard, before any work (recdiv.cli.options.Paths)
+            paths.check(args)
         rc = args.func(args)
+        sys.stdout.flush()  # a full disk under `> file` fails here, while the error can still be reported
     except RecdivError as e:
-        print(f"recdiv: error: {e}", file=sys.stderr)
+        _say(f"recdiv: error: {e}")
         return 2
+    except PipeClosed:  # the reader of the pipe went away (`| head`): nothing to report
+        return 141
     except KeyboardInterrupt:
-        print("recdiv: interrupted", file=sys.stderr)
+        _say("recdiv: interrupted")
         return 130
     return int(rc or 0)
+
+
+def _say(text: str) -> None:
+    """A line on stderr; nothing when stderr itself cannot be written."""
+    from recdiv.console import PipeClosed
+
+    try:
+        print(text, file=sys.stderr)
+        sys.stderr.flush()
+    except (RecdivError, PipeClosed):
+        pass
 
 
 if __name__ == "__main__":

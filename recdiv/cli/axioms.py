@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from recdiv.cli.options import finite_float, positive_int, seed
+from recdiv.cli.options import Paths, at_most, finite_float, seed
 from recdiv.errors import ConfigError
-from recdiv.outputs import check_output_file
+from recdiv.limits import MAX_AXIOM_CASES, MAX_AXIOM_SIZE
 
 if TYPE_CHECKING:
     from recdiv.eval.meta.axioms import AxiomResult
@@ -37,15 +35,16 @@ def configure_axioms(p: argparse.ArgumentParser) -> None:
                      "satisfies on generated instances, next to the paper's marks (docs/intent-aware.md).")
     p.add_argument("-m", "--measure", action="append", dest="measures", default=None,
                    help="measure, e.g. ab-nDCG@10 (repeatable; default: the metrics of P&R Table 1)")
-    p.add_argument("--cases", type=positive_int, default=30, help="random instances per universal axiom (default 30)")
+    p.add_argument("--cases", type=at_most(MAX_AXIOM_CASES), default=30,
+                   help="random instances per universal axiom (default 30)")
     p.add_argument("--seed", type=seed, default=0, help="seed of the instance generator (default 0)")
-    p.add_argument("--max-size", type=positive_int, default=20,
+    p.add_argument("--max-size", type=at_most(MAX_AXIOM_SIZE, "the search grows with its square"), default=20,
                    help="largest instance size searched for the existential axioms (default 20)")
     p.add_argument("--rel-threshold", type=finite_float, default=1.0,
                    help="relevance threshold τ (default 1: every rated item is relevant, 0 = known non-relevant)")
     p.add_argument("--format", choices=("markdown", "json"), default="markdown")
     p.add_argument("-o", "--output", default=None, help="write the table to this file (atomically)")
-    p.set_defaults(func=handler)
+    p.set_defaults(func=handler, paths=Paths(files={"output": "-o"}))
 
 
 # The functions below import recdiv.eval.meta.axioms when called: it loads every metric family (numpy, scipy,
@@ -92,8 +91,6 @@ def to_json(results: dict[str, dict[str, AxiomResult]], **meta) -> str:
 
 def handler(args: argparse.Namespace) -> int:
     measures = list(dict.fromkeys(args.measures or DEFAULT_MEASURES))
-    if args.output:
-        check_output_file(args.output, "-o")
     results = check(measures, args.cases, args.seed, args.max_size, args.rel_threshold)
     from recdiv import provenance
 
@@ -104,11 +101,7 @@ def handler(args: argparse.Namespace) -> int:
     else:
         text = to_markdown(results, short_names=not args.measures)
         text += "\n" + provenance.markdown_comment(made_by).rstrip()
-    if args.output:
-        from recdiv.data.textio import atomic_write
+    from recdiv.cli.output import emit
 
-        with atomic_write(Path(args.output), "w") as fh:
-            fh.write(text + "\n")
-    else:
-        sys.stdout.write(text + "\n")
+    emit(text + "\n", args.output)
     return 0

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
-from recdiv.cli.options import finite_float, positive_int, seed
+from recdiv.cli.options import Paths, at_most, finite_float, seed
 from recdiv.errors import ConfigError
-from recdiv.outputs import check_output_file
+from recdiv.limits import MAX_SAMPLES
 
 
 def configure_compare(p: argparse.ArgumentParser) -> None:
@@ -36,7 +37,7 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
 
     p.description = ("Paired significance tests between TREC runs (docs/statistics.md): means, p-values, corrected "
                      "p-values and effect sizes (Cohen's d_z).")
-    from recdiv.cli.evaluation import InOrder, add_measure_option
+    from recdiv.cli.evaluation import InOrder, add_conventions_option, add_measure_option
 
     p.add_argument("qrels", nargs="?", action=InOrder,
                    help="TREC qrels file (user 0 item grade); with --subtopics the first run")
@@ -64,9 +65,11 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
     add_input_options(p)
     p.add_argument("--rel-threshold", type=finite_float, default=None,
                    help="relevance threshold τ (default 4; 1 with --subtopics)")
-    p.add_argument("--population", choices=("relevant", "judged"), default="relevant")
+    p.add_argument("--population", choices=("relevant", "judged"), default=None,
+                   help="users averaged over: with >= 1 relevant test item (default) or >= 1 judged item")
+    add_conventions_option(p)
     p.add_argument("--seed", type=seed, default=0, help="seed of the randomisation/bootstrap tests (≥ 0)")
-    p.add_argument("--samples", type=positive_int, default=None,
+    p.add_argument("--samples", type=at_most(MAX_SAMPLES), default=None,
                    help="Monte Carlo samples (default 100000 permutation, 1000 bootstrap, 10000 tukey)")
     p.add_argument("--alpha", type=finite_float, default=0.05, help="significance level of the markers")
     p.add_argument("--alternative", choices=("two-sided", "greater", "less"), default="two-sided")
@@ -91,10 +94,17 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
                    help="also write the results page: means with CIs, paired tests, trade-off, interval and "
                         "distribution charts (self-contained, opens offline)")
     p.add_argument("-o", "--output", default=None, help="write the report to this file (atomically)")
+    from recdiv.cli.eval import INPUTS
     from recdiv.cli.tradeoff import add_tradeoff_options
 
     add_tradeoff_options(p)
-    p.set_defaults(func=handler)
+    outputs = {"output": "-o", "per_user_out": "--per-user-out", "html": "--html"}
+    p.set_defaults(func=handler, paths=Paths(INPUTS, outputs, extra=_front_runs))
+
+
+def _front_runs(args: argparse.Namespace) -> list[str]:
+    """The run files of the --front NAME=RUN,RUN,... options (inputs, for the output guard)."""
+    return [run for front in getattr(args, "front", None) or [] for run in front.partition("=")[2].split(",") if run]
 
 
 def _preference_report(measure, runs, names, baseline, inputs, args, correction) -> dict:
@@ -143,26 +153,36 @@ def _format_preferences(rep: dict, fmt: str) -> str:
     note = (f"{rep['measure']}: preference of a over b per user; sign test ({rep['alternative']}), "
             f"{rep['correction']} correction, α = {rep['alpha']}.")
     if fmt == "latex":
-        def esc(t):
-            return t.replace("_", r"\_").replace("&", r"\&").replace("%", r"\%").replace("#", r"\#")
+        from recdiv.escape import latex
 
         lines = [r"\begin{tabular}{llrrrrrr}", r"\toprule", " & ".join(head) + r" \\", r"\midrule"]
-        lines += [" & ".join(esc(c) for c in r) + r" \\" for r in rows]
-        return "\n".join([*lines, r"\bottomrule", r"\end{tabular}", "% " + note]) + "\n"
+        lines += [" & ".join(latex(c) for c in r) + r" \\" for r in rows]
+        return "\n".join([*lines, r"\bottomrule", r"\end{tabular}", "% " + latex(note)]) + "\n"
     if fmt == "markdown":
+        from recdiv.escape import markdown
+
         lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
-        return "\n".join(lines) + "\n\n" + note + "\n"
+        lines += ["| " + " | ".join([markdown(r[0]), markdown(r[1]), *r[2:]]) + " |" for r in rows]  # names: data
+        return "\n".join(lines) + "\n\n" + markdown(note) + "\n"
     widths = [max(len(x) for x in col) for col in zip(head, *rows)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [head, *rows]]
     return "\n".join(lines) + "\n" + note + "\n"
+
+
+def same_lists(runs: dict) -> list[tuple[str, str]]:
+    """Pairs of runs that rank the same items in the same order for the same users (a run given twice, or a copy)."""
+    import numpy as np
+
+    names = list(runs)
+    return [(a, b) for i, a in enumerate(names) for b in names[i + 1:]
+            if np.array_equal(runs[a].users, runs[b].users) and np.array_equal(runs[a].items, runs[b].items)]
 
 
 def handler(args: argparse.Namespace) -> int:
     # deferred: numpy, scipy and the metrics load only when the command runs
     from recdiv.cli.evaluation import check_per_user_out, evaluated, sort_measure_args, write_per_user
     from recdiv.eval.catalog import parse_measure
-    from recdiv.eval.io import baseline_name, run_names, stochastic_runs
+    from recdiv.eval.io import baseline_name, measure_conventions, run_names, stochastic_runs
     from recdiv.eval.measure import PairwiseMeasure
     from recdiv.eval.results import Results
     from recdiv.eval.stats.corrections import canonical_correction
@@ -187,16 +207,14 @@ def handler(args: argparse.Namespace) -> int:
         raise ConfigError("--confidence must be in (0, 1)")
     if not 0 < args.alpha < 1:
         raise ConfigError("--alpha must be in (0, 1)")
-    measures = [parse_measure(m) for m in measure_names]
+    conventions = measure_conventions(args.conventions, args.subtopics is not None)
+    measures = [parse_measure(m, conventions) for m in measure_names]
     pref = [m for m in measures if isinstance(m, PairwiseMeasure)]
     plain = [m for m in measures if not isinstance(m, PairwiseMeasure)]
     if args.fold and (pref or args.train or args.previous or args.per_user_out):
         raise ConfigError("--fold takes per-user measures and --aspects; training data, base lists and preference "
                           "measures differ per fold (run an experiment for those); --per-user prints the pooled "
                           "values, --per-user-out writes one evaluation")
-    for path, option in ((args.output, "-o"), (args.html, "--html")):
-        if path:
-            check_output_file(path, option)
     check_per_user_out(args)
     if args.subtopics:  # every positional argument is a run
         args.qrels, args.runs = None, [args.qrels, *args.runs]
@@ -216,6 +234,10 @@ def handler(args: argparse.Namespace) -> int:
     baseline = baseline_name(args.baseline, list(folds[0][2]), names)
     dones = [(fold, evaluated("compare", args, qrels, run_paths, plain)) for fold, qrels, run_paths in folds]
     done = dones[0][1]
+    if done.inputs is not None:
+        for a, b in same_lists(done.inputs.runs):
+            print(f"recdiv compare: note: runs {a} and {b} hold the same lists: every difference between them is 0 "
+                  "and their test says nothing", file=sys.stderr)
     if pref and done.inputs is None:
         raise ConfigError(f"{pref[0]} in recdiv compare needs the runs in memory: raise --memory (or evaluate it with "
                           "recdiv eval --baseline, which streams)")
@@ -271,8 +293,9 @@ def handler(args: argparse.Namespace) -> int:
     from recdiv import provenance
 
     made_by = provenance.of_command(args)
+    chosen = {"conventions": done.conventions.describe()} if done.conventions is not None else {}
     if args.format == "json":
-        payload = [{**r, "provenance": made_by} for _, r in reports]  # each object: one or a list of them
+        payload = [{**r, **chosen, "provenance": made_by} for _, r in reports]  # each: one or a list of them
         if tradeoff is not None:
             from recdiv.cli.tradeoff import tradeoff_json
 
@@ -296,6 +319,8 @@ def handler(args: argparse.Namespace) -> int:
 
             parts.append(format_tradeoff(tradeoff, args.format))
         text = "\n".join(parts)
+        if chosen:
+            text += ("% " if args.format == "latex" else "\n") + f"{chosen['conventions']}.\n"
         if args.format == "latex":
             text = provenance.comment(made_by, "%") + text
         elif args.format == "markdown":

@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from recdiv.cli.options import Paths
+
 FORMAT_CHOICES = ("trec", "csv", "tsv", "parquet", "arrow", "json")
 
 
@@ -31,7 +33,7 @@ def configure_convert(p: argparse.ArgumentParser) -> None:
     p.add_argument("--to", dest="format", choices=FORMAT_CHOICES, default=None, metavar="FORMAT",
                    help="format of the output (default: by extension)")
     p.add_argument("--tag", default="recdiv", help="run tag of TREC output (last column; default recdiv)")
-    p.set_defaults(func=main)
+    p.set_defaults(func=main, paths=Paths(("input",), {"output": "OUTPUT"}))
 
 
 def main(args: argparse.Namespace) -> int:
@@ -39,13 +41,9 @@ def main(args: argparse.Namespace) -> int:
 
     from recdiv.data.formats import convert
     from recdiv.errors import ConfigError
-    from recdiv.outputs import check_output_file
 
     if not Path(args.input).is_file():
         raise ConfigError(f"{args.input}: no such file")
-    check_output_file(args.output, "OUTPUT")
-    if Path(args.input).resolve() == Path(args.output).resolve():
-        raise ConfigError(f"{args.output}: the output would overwrite the input")
     kind, n = convert(args.input, args.output, kind=args.kind, source_format=args.source_format, format=args.format,
                       tag=args.tag)
     from recdiv.data.formats import file_format

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from recdiv.cli.options import Paths, dataset_folder
 from recdiv.data.datasets import DATASETS
 from recdiv.data.fetch import fetch
 
@@ -55,8 +56,15 @@ def configure_data(data: argparse.ArgumentParser) -> None:
     exp.add_argument("--seed", type=int, default=0, help="seed of random splits (default 0)")
     exp.add_argument("--data-dir", metavar="DIR", help=DATA_DIR_HELP)
     exp.add_argument("--force", action="store_true", help="overwrite the files of an earlier export")
-    exp.set_defaults(func=_export)
+    exp.set_defaults(func=_export, paths=Paths(folders={"output": ("-o", _export_files)},
+                                               extra=lambda a: dataset_folder(a.dataset, a.data_dir)))
     data.set_defaults(func=lambda args: _usage(data))
+
+
+def _export_files() -> tuple[str, ...]:
+    from recdiv.data.export import EXPORT_FILES
+
+    return EXPORT_FILES
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
@@ -74,9 +82,16 @@ def _info(args) -> int:
         print(json.dumps(stats, indent=2))
         return 0
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title=f"Dataset {stats['name']}", show_header=True)
+    from recdiv.console import raw
+    from recdiv.escape import terminal
+
+    def cell(text: str) -> str:
+        return escape(terminal(text))
+
+    table = Table(title=cell(f"Dataset {stats['name']}"), show_header=True)
     table.add_column("statistic")
     table.add_column("value", justify="right")
     fmt = {"density": lambda v: f"{100 * v:.2f}%", "gini": lambda v: f"{v:.4f}",
@@ -84,14 +99,15 @@ def _info(args) -> int:
     for key, value in stats.items():
         if key in ("name", "aspects", "source_counts", "splits"):
             continue
-        table.add_row(key, fmt[key](value) if key in fmt else f"{value:,}" if isinstance(value, int) else str(value))
+        table.add_row(key, cell(fmt[key](value) if key in fmt else f"{value:,}" if isinstance(value, int)
+                                else str(value)))
     for name, n in stats["aspects"].items():
-        table.add_row(f"aspects: {name}", f"{n:,}")
+        table.add_row(cell(f"aspects: {name}"), f"{n:,}")
     for name, n in stats.get("source_counts", {}).items():
-        table.add_row(f"file: {name}", f"{n:,}")
+        table.add_row(cell(f"file: {name}"), f"{n:,}")
     if stats.get("splits"):
-        table.add_row("provided splits", ", ".join(stats["splits"]))
-    Console().print(table)
+        table.add_row("provided splits", cell(", ".join(stats["splits"])))
+    Console(file=raw(sys.stdout)).print(table)
     return 0
 
 

@@ -18,17 +18,20 @@ import json
 import math
 import sys
 
-from recdiv.cli.options import finite_float
+from recdiv.cli.options import Paths, finite_float
 from recdiv.errors import ConfigError
 
 DEFAULT_MEASURES = ["P@10", "Recall@10", "AP", "nDCG@10", "RR"]
+#: the arguments of eval and compare that name files they read
+INPUTS = ("qrels", "runs", "subtopics", "predictions", "train", "aspects", "previous", "groups", "baseline",
+          "item_groups", "stochastic")
 
 
 def configure_eval(p: argparse.ArgumentParser) -> None:
     p.description = ("Evaluate TREC run files (user Q0 item rank score tag) against TREC qrels (user 0 item grade). "
                      "Rankings follow the scores (ties: item id in descending string order, like trec_eval); users "
                      "of the evaluated population missing from a run score 0.")
-    from recdiv.cli.evaluation import InOrder, add_input_options, add_measure_option
+    from recdiv.cli.evaluation import InOrder, add_conventions_option, add_input_options, add_measure_option
 
     p.add_argument("qrels", nargs="?", action=InOrder,
                    help="TREC qrels file: user 0 item grade (none with --subtopics)")
@@ -69,15 +72,17 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
     p.add_argument("--groups", metavar="SPEC", default=None,
                    help="also break the means down by user group: profile-size[:q] or popularity[:q] (quantiles; "
                         "need --train) or a user<TAB>group file")
+    add_conventions_option(p)
     add_input_options(p)
     p.add_argument("--list", action="store_true", help="list every measure with formula and citation, then exit")
-    p.set_defaults(func=main)
+    p.set_defaults(func=main, paths=Paths(INPUTS, {"per_user_out": "--per-user-out"}))
 
 
 def main(args: argparse.Namespace) -> int:
     # deferred: the metrics bring numpy, scipy and numba, which `recdiv eval --help` does not need
     from recdiv.cli.evaluation import check_per_user_out, evaluated, sort_measure_args, write_per_user
     from recdiv.eval.catalog import parse_measures
+    from recdiv.eval.io import measure_conventions
 
     if args.list:
         sys.stdout.write(list_text())
@@ -93,9 +98,10 @@ def main(args: argparse.Namespace) -> int:
                           "--stochastic DIR or --predictions FILE (or --list)")
     if qrels is None and not args.subtopics:
         raise ConfigError("recdiv eval needs a qrels file (or --subtopics FILE)")
-    measures = parse_measures(measure_names or DEFAULT_MEASURES)
+    measures = parse_measures(measure_names or DEFAULT_MEASURES,
+                              measure_conventions(args.conventions, args.subtopics is not None))
     check_per_user_out(args)
-    args.population = args.population or ("judged" if args.predictions and not runs else "relevant")
+    args.population = args.population or ("judged" if args.predictions and not runs else None)
     done = evaluated("eval", args, qrels, runs, measures)
     evaluation = done.evaluation
     write_per_user(args, evaluation)
@@ -108,6 +114,8 @@ def main(args: argparse.Namespace) -> int:
         if args.format == "json":
             from recdiv import provenance
 
+            if done.conventions is not None:
+                result["conventions"] = done.conventions.describe()
             result["provenance"] = provenance.of_command(args)
         writer = {"table": format_table, "json": format_json, "csv": format_csv}[args.format]
         text = writer(result, [str(m) for m in measures])
@@ -187,21 +195,28 @@ def format_json(result: dict, measures: list[str]) -> str:
 
 
 def format_csv(result: dict, measures: list[str]) -> str:
-    """Long format: run,measure,user,value; the run value has an empty user field. Full precision."""
+    """Long format: run,measure,user,value; the run value has an empty user field. Full precision. Text cells are
+    safe in a spreadsheet (`recdiv.escape.csv_cell`)."""
+    from recdiv.escape import csv_cell
+
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["run", "measure", "user", "value"])
-    for name, row in result["runs"].items():
+
+    def row(*cells) -> None:
+        w.writerow([csv_cell(c) for c in cells])
+
+    row("run", "measure", "user", "value")
+    for name, values in result["runs"].items():
         for m in measures:
-            w.writerow([name, m, "", repr(row[m])])
+            row(name, m, "", repr(values[m]))
     for name, table in result.get("per_user", {}).items():
         for m, values in table.items():
             for u, v in values.items():
-                w.writerow([name, m, u, repr(v)])
+                row(name, m, u, repr(v))
     for g, part in result.get("groups", {}).items():  # group means: the user field names the group
-        for name, row in part["runs"].items():
-            for m, v in row.items():
-                w.writerow([name, m, f"group:{g}", repr(v)])
+        for name, values in part["runs"].items():
+            for m, v in values.items():
+                row(name, m, f"group:{g}", repr(v))
     return buf.getvalue()
 
 

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from recdiv.eval.context import EvalContext
+    from recdiv.eval.conventions import Conventions
     from recdiv.eval.evaluate import Evaluation
     from recdiv.eval.io import EvalInputs, RunCoverage
 
@@ -44,6 +45,15 @@ def add_measure_option(p: argparse.ArgumentParser, default: str = "") -> None:
                    help="measure(s), repeatable, before or after the files: nDCG@10, 'nDCG(gain=exp)@10', sweeps "
                         "P@5,10,20; trec_eval (P.10, ndcg_cut_10, map, recip_rank), ir_measures (P(rel=4)@10, R@10) "
                         "and ranx (precision@10, mrr) spellings" + default)
+
+
+def add_conventions_option(p: argparse.ArgumentParser) -> None:
+    """`--conventions TOOL`: another tool's threshold, population and measure definitions (recdiv.eval.conventions)."""
+    p.add_argument("--conventions", metavar="TOOL", default=None,
+                   choices=("recdiv", "trec_eval", "ndeval", "ir_measures", "ranx", "lenskit"),
+                   help="compute as TOOL does: trec_eval, ndeval, ir_measures, ranx or lenskit (relevance threshold, "
+                        "users averaged over, measure definitions; docs/metrics.md); --rel-threshold, --population "
+                        "and parameters written in a measure still win (default: recdiv)")
 
 
 def add_input_options(p: argparse.ArgumentParser) -> None:
@@ -79,10 +89,13 @@ class Evaluated:
     n_judged: int
     labels: Callable[[str], np.ndarray]  # user groups (--groups SPEC) of the evaluated users
     inputs: EvalInputs | None = None  # the inputs in memory (None when streamed)
+    record: object = None  # the export record the relevance threshold came from (`recdiv data export`), if any
+    conventions: Conventions | None = None  # the tool conventions chosen (--conventions)
 
     def state(self) -> None:
         """Print the `statement` on stderr."""
-        for line in statement(self.command, self.context, self.coverages, self.n_judged):
+        for line in statement(self.command, self.context, self.coverages, self.n_judged, self.record,
+                              self.conventions):
             print(line, file=sys.stderr)
 
 
@@ -90,56 +103,70 @@ def evaluated(command: str, args: argparse.Namespace, qrels, runs: list[str], me
               predictions: Sequence[str] = ()) -> Evaluated:
     """Evaluate `runs` against `qrels` on `measures` as the options say: in memory, or streamed in blocks of users
     (`recdiv.eval.stream`) when the runs are larger than --memory allows or --backend is ray."""
+    from recdiv.eval.conventions import get as get_conventions
     from recdiv.eval.stream import streaming_needed
 
+    chosen = get_conventions(getattr(args, "conventions", None))
+    if chosen is not None:  # the tool's threshold and population where the options do not set them
+        args.rel_threshold = chosen.threshold if args.rel_threshold is None else args.rel_threshold
+        args.population = args.population or chosen.population
     predictions = list(getattr(args, "predictions", predictions) or [])
     simple = not args.subtopics and not predictions and not args.stochastic
     if args.backend == "ray" and not simple:
         raise ConfigError("--backend ray evaluates runs against qrels: not --subtopics, --predictions or --stochastic")
     if simple and streaming_needed(runs, args.memory, args.backend, args.input_format):
-        return _streamed(command, args, qrels, runs, measures)
-    return _in_memory(command, args, qrels, runs, measures, predictions)
+        done = _streamed(command, args, qrels, runs, measures)
+    else:
+        done = _in_memory(command, args, qrels, runs, measures, predictions)
+    done.conventions = chosen
+    return done
 
 
 def _in_memory(command, args, qrels, runs, measures, predictions) -> Evaluated:
     from recdiv.eval.evaluate import evaluate
     from recdiv.eval.groups import labels_for
-    from recdiv.eval.io import baseline_name, coverage, load_inputs, max_grade_note, unpredicted_note
+    from recdiv.eval.io import baseline_name, check_needs, coverage, load_inputs, max_grade_note, unpredicted_note
 
     inputs = load_inputs(qrels, runs, subtopics=args.subtopics, predictions=predictions, train=args.train,
                          aspects=args.aspects, previous=getattr(args, "previous", None), threshold=args.rel_threshold,
                          population=args.population, scale=args.rating_scale, input_format=args.input_format,
                          item_groups=args.item_groups, stochastic=args.stochastic)
+    check_needs(measures, inputs, {"aspects": args.aspects, "train": args.train})
     names = list(inputs.runs)
     baseline = baseline_name(args.baseline, [*runs, *predictions], names)
     for note in (max_grade_note(measures, inputs, args.subtopics or qrels),
                  unpredicted_note(measures, inputs, names[len(runs):])):
         if note:
             print(note, file=sys.stderr)
-    for m in measures:
-        for need in m.NEEDS:
-            if getattr(inputs.context, need, None) is None:
-                raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need.replace('_', '-')} FILE")
     evaluation = evaluate(inputs.runs, inputs.qrels, measures, inputs.context, baseline=baseline)
     judged = int((inputs.qrels.n_judged() > 0).sum())
     return Evaluated(command, evaluation, inputs.context, coverage(inputs), judged,
-                     lambda spec: labels_for(spec, inputs.qrels, inputs.context), inputs)
+                     lambda spec: labels_for(spec, inputs.qrels, inputs.context), inputs, inputs.record)
 
 
 def _streamed(command, args, qrels, runs, measures) -> Evaluated:
     from recdiv.eval.groups import group_labels
-    from recdiv.eval.io import EvalInputs, max_grade_note
+    from recdiv.eval.io import EvalInputs, max_grade_note, missing_input
     from recdiv.eval.stream import evaluate_stream
 
     for m in measures:
         for need in m.NEEDS:
             if getattr(args, need, None) is None:
-                raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need.replace('_', '-')} FILE")
+                raise ConfigError(missing_input(m, need))
+    from recdiv.data.export_record import recorded_threshold
+
+    threshold, record = args.rel_threshold, None
+    if threshold is None and (found := recorded_threshold(qrels)) is not None:
+        threshold, record = found  # the threshold a `recdiv data export` folder records for its qrels
     s = evaluate_stream(qrels, runs, measures, train=args.train, aspects=args.aspects, item_groups=args.item_groups,
-                        previous=getattr(args, "previous", None), threshold=args.rel_threshold,
+                        previous=getattr(args, "previous", None), threshold=threshold,
                         population=args.population, scale=args.rating_scale, baseline=args.baseline,
                         input_format=args.input_format, memory=args.memory, backend=args.backend,
                         workdir=args.workdir)
+    if not any(c.evaluated for c in s.coverages):  # as `recdiv.eval.io.check_population` in memory
+        where = f" (from {record})" if record is not None else ""
+        raise ConfigError(f"{qrels}: no user has a relevant item at --rel-threshold {s.context.threshold:g}{where}: "
+                          "a mean over 0 users is no number; a lower --rel-threshold counts more grades as relevant")
     note = max_grade_note(measures, EvalInputs(None, {}, s.context), qrels, r_max=s.r_max)  # type: ignore[arg-type]
     if note:
         print(note, file=sys.stderr)
@@ -148,7 +175,7 @@ def _streamed(command, args, qrels, runs, measures) -> Evaluated:
     def labels(spec: str) -> np.ndarray:
         return group_labels(spec, users, train=s.context.train, user_index=s.users.lookup(users))
 
-    return Evaluated(command, s.evaluation, s.context, s.coverages, s.n_judged, labels)
+    return Evaluated(command, s.evaluation, s.context, s.coverages, s.n_judged, labels, record=record)
 
 
 def write_per_user(args: argparse.Namespace, evaluation) -> None:
@@ -160,13 +187,11 @@ def write_per_user(args: argparse.Namespace, evaluation) -> None:
 
 
 def check_per_user_out(args: argparse.Namespace) -> None:
-    """The `--per-user-out` file's format and folder, checked before any file is read."""
+    """The `--per-user-out` file's format, checked before any file is read (the file itself: the output guard)."""
     if args.per_user_out:
         from recdiv.eval.user_values import output_format
-        from recdiv.outputs import check_output_file
 
         output_format(args.per_user_out)
-        check_output_file(args.per_user_out, "--per-user-out")
 
 
 def sort_measure_args(args: argparse.Namespace, positionals: Sequence[str]) -> list[str]:
@@ -206,15 +231,19 @@ def _n(count: int, what: str) -> str:
     return f"{count:,} {what}{'' if count == 1 else 's'}"
 
 
-def statement(command: str, context: EvalContext, coverages: Sequence[RunCoverage], n_judged: int) -> list[str]:
-    """Lines saying how the numbers were computed: the relevance threshold, the population averaged over and, per
-    run, which users were evaluated, which have no list (score 0) and which were ignored; a warning line for a run
-    none of whose users is evaluated (the numbers would be all zero)."""
+def statement(command: str, context: EvalContext, coverages: Sequence[RunCoverage], n_judged: int,
+              record: object = None, conventions: Conventions | None = None) -> list[str]:
+    """Lines saying how the numbers were computed: the conventions chosen, the relevance threshold (and the export
+    record it came from), the population averaged over and, per run, which users were evaluated, which have no list
+    (score 0) and which were ignored; a warning line for a run none of whose users is evaluated (the numbers would
+    be all zero)."""
     tau = f"{context.threshold:g}"
     n_eval = coverages[0].evaluated if coverages else 0
     which = "a relevant test item" if context.population == "relevant" else "a judgment"
-    lines = [f"recdiv {command}: relevant ⇔ grade ≥ {tau} (--rel-threshold); mean over {_n(n_eval, 'user')}: those "
-             f"with {which} (--population {context.population}); an evaluated user without a list scores 0"]
+    source = "--rel-threshold" if record is None else f"from {record}; --rel-threshold sets another"
+    lines = [f"recdiv {command}: {conventions.describe()} (--conventions)"] if conventions is not None else []
+    lines += [f"recdiv {command}: relevant ⇔ grade ≥ {tau} ({source}); mean over {_n(n_eval, 'user')}: those "
+              f"with {which} (--population {context.population}); an evaluated user without a list scores 0"]
     trec = f"trec_eval -c -l {tau}" + ("" if float(context.threshold).is_integer() else " (integer grades only)")
     if context.population == "relevant":
         lines.append(f"recdiv {command}: {trec} averages over the {_n(n_judged, 'user')} with a judgment: "

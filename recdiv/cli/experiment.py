@@ -48,7 +48,7 @@ def configure_demo(d: argparse.ArgumentParser) -> None:
 def _print_outcome(result, quiet: bool) -> None:
     rep = result.report
     if not quiet and rep is not None:
-        print(rep.markdown)
+        print(rep.text or rep.markdown)
     for what in result.damaged:
         print(f"recdiv: warning: damaged cache artefact {what}: recomputed", file=sys.stderr)
     done = ", ".join(f"{k} {v}" for k, v in sorted(result.computed.items())) or "nothing"
@@ -73,6 +73,7 @@ def _run(args: argparse.Namespace) -> int:
     from recdiv.experiment.spec.experiment import load_experiment
 
     config = load_experiment(args.experiment)
+    guard_experiment(config, args.experiment, args.out)
     try:
         result = run_experiment(config, args.out, resume=args.resume, force=args.force, jobs=args.jobs,
                                 backend=args.backend, progress=not args.quiet and sys.stderr.isatty())
@@ -83,11 +84,24 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def guard_experiment(config, source, out) -> None:
+    """The one output guard for an experiment: its output folder (the names recdiv writes there) must not hold the
+    experiment file, a dataset it reads or a group file."""
+    from recdiv.cli.options import dataset_folder
+    from recdiv.experiment.storage.folder import OWN_ENTRIES
+    from recdiv.outputs import guard_outputs
+
+    inputs = [source, *(f for d in config.datasets for f in dataset_folder(d.name, d.data_dir)),
+              *config.report.groups]
+    patterns = (*OWN_ENTRIES, *(f"{name}/*" for name in OWN_ENTRIES))
+    guard_outputs(inputs, folders={"--out": (config.output_dir(out), patterns)}, stdout=False)
+
+
 def _report(args: argparse.Namespace) -> int:
     from recdiv.experiment.report.build import build_report
 
     rep = build_report(args.results)
-    print(rep.markdown)
+    print(rep.text or rep.markdown)
     print(f"report: {rep.html}")
     return 0
 

@@ -18,12 +18,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from recdiv.cli.options import finite_float, positive_int, seed
+from recdiv.cli.options import Paths, at_most, finite_float, positive_int, seed
 from recdiv.errors import ConfigError
-from recdiv.outputs import check_output_dir, check_output_file
+from recdiv.limits import MAX_LEVELS, MAX_ROBUSTNESS_SAMPLES, MAX_SAMPLES
 
 
 def _floats(text: str) -> list[float]:
+    if text.count(",") >= MAX_LEVELS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_LEVELS:,} levels (see docs/limits.md)")
     try:
         return [float(x) for x in text.split(",") if x.strip()]
     except ValueError:
@@ -43,13 +45,16 @@ def configure_meta(p: argparse.ArgumentParser) -> None:
                    help="dp, asl, sparsity, popularity, perturbation (repeatable; default the first four)")
     p.add_argument("--train", default=None, help="training interactions TSV (popularity; novelty measures)")
     p.add_argument("--aspects", default=None, help="item-aspect TSV (perturbation; diversity measures)")
-    p.add_argument("--rel-threshold", type=finite_float, default=4.0, help="relevance threshold τ (default 4)")
+    p.add_argument("--rel-threshold", type=finite_float, default=None,
+                   help="relevance threshold τ (default 4, or the one a `recdiv data export` folder records)")
     p.add_argument("--population", choices=("relevant", "judged"), default="relevant",
                    help="users averaged over: with >= 1 relevant test item (default) or >= 1 judged item")
-    p.add_argument("--samples", type=positive_int, default=100_000, help="randomisation samples of dp (default 100000)")
-    p.add_argument("--asl-samples", type=positive_int, default=1000, help="bootstrap samples of asl (default 1000)")
+    p.add_argument("--samples", type=at_most(MAX_SAMPLES), default=100_000,
+                   help="randomisation samples of dp (default 100000)")
+    p.add_argument("--asl-samples", type=at_most(MAX_SAMPLES), default=1000,
+                   help="bootstrap samples of asl (default 1000)")
     p.add_argument("--alpha", type=finite_float, default=0.05, help="significance level of the ASL share (0.05)")
-    p.add_argument("--robustness-samples", type=positive_int, default=50,
+    p.add_argument("--robustness-samples", type=at_most(MAX_ROBUSTNESS_SAMPLES), default=50,
                    help="samples per sparsity level (default 50)")
     p.add_argument("--sparsity-levels", type=_floats, default=None, metavar="F,F,...",
                    help="fractions of test ratings kept (default 1.00,0.95,...,0.05)")
@@ -61,22 +66,18 @@ def configure_meta(p: argparse.ArgumentParser) -> None:
     p.add_argument("--plots", type=Path, default=None, metavar="DIR", help="write one SVG per curve into DIR")
     p.add_argument("--html", type=Path, default=None, metavar="FILE", help="write an interactive HTML page")
     p.add_argument("-o", "--output", default=None, help="write the text/JSON to this file (atomically)")
-    p.set_defaults(func=handler)
+    p.set_defaults(func=handler, paths=Paths(("qrels", "runs", "train", "aspects"), {"output": "-o", "html": "--html"},
+                                             {"plots": ("--plots", ("*.svg",))}))
 
 
 def handler(args: argparse.Namespace) -> int:
     import json
 
     from recdiv.eval.catalog import parse_measures
-    from recdiv.eval.io import load_inputs
+    from recdiv.eval.io import check_needs, coverage, load_inputs
     from recdiv.eval.meta.study import DEFAULT_ANALYSES, MetaOptions, meta_study
 
     measures = [str(m) for m in parse_measures(args.measures)]  # unknown names fail before any file is read
-    for option, path in (("-o", args.output), ("--html", args.html)):
-        if path is not None:
-            check_output_file(path, option)
-    if args.plots is not None:
-        check_output_dir(args.plots, "--plots")
     if not 0 < args.alpha < 1:
         raise ConfigError("--alpha must be in (0, 1)")
     options = MetaOptions(dp_samples=args.samples, asl_samples=args.asl_samples, alpha=args.alpha,
@@ -95,10 +96,11 @@ def handler(args: argparse.Namespace) -> int:
         raise ConfigError("--analysis perturbation needs --aspects FILE (the aspects of the ideal orderings)")
     inputs = load_inputs(args.qrels, args.runs, train=args.train, aspects=args.aspects,
                          threshold=args.rel_threshold, population=args.population)
-    for m in parse_measures(measures):
-        for need in m.NEEDS:
-            if getattr(inputs.context, need, None) is None:
-                raise ConfigError(f"{m} needs `{need}` in the evaluation context: pass --{need} FILE")
+    check_needs(parse_measures(measures), inputs, {"aspects": args.aspects, "train": args.train})
+    for c in coverage(inputs):  # meta-evaluation ranks the runs: a run that meets no evaluated user has no rank
+        if c.matched == 0:
+            raise ConfigError(f"run {c.run}: none of its users is evaluated (of {c.evaluated:,} users with a "
+                              "relevant test item): its values would all be those of an empty list")
     from recdiv.progress import Progress
 
     with Progress("meta") as bar:  # one stage per analysis and measure, each with its own ETA
@@ -123,13 +125,13 @@ def handler(args: argparse.Namespace) -> int:
 
 def _write_html(study, args) -> None:
     from recdiv import provenance
-    from recdiv.data.textio import atomic_write
+    from recdiv.escape import html
     from recdiv.eval.html import Page
+    from recdiv.outputs import write_text
 
     page = Page("recdiv meta-evaluation", provenance.of_command(args)).heading("Meta-evaluation", 1)
     page.note(f"qrels {args.qrels}; {len(study.systems)} systems: {', '.join(study.systems)}; measures: "
               f"{', '.join(study.measures)}; seed {study.options.seed}.")
-    page.add(f"<pre>{__import__('html').escape(study.to_text())}</pre>")
+    page.add(f"<pre>{html(study.to_text())}</pre>")
     page.charts([c for _, c in study.charts()])
-    with atomic_write(args.html) as fh:
-        fh.write(page.render())
+    write_text(args.html, page.render())

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 
 def emit(text: str, path: str | Path | None) -> None:
-    """Write `text` to `path` atomically, or print it when `path` is None."""
+    """Write `text` to `path` atomically (`recdiv.outputs.write_text`), or print it when `path` is None."""
     if path:
-        from recdiv.data.textio import atomic_write
+        from recdiv.outputs import write_text
 
-        with atomic_write(path) as fh:
-            fh.write(text)
+        write_text(path, text)
     else:
-        print(text, end="")
+        sys.stdout.write(text)

@@ -10,10 +10,9 @@ import argparse
 import sys
 import time
 
-from recdiv.cli.options import positive_int, seed
+from recdiv.cli.options import Paths, dataset_folder, positive_int, seed
 from recdiv.cli.params import parse_params
 from recdiv.errors import ConfigError
-from recdiv.outputs import check_output_file
 
 
 def configure_recommend(p: argparse.ArgumentParser) -> None:
@@ -44,8 +43,11 @@ def configure_recommend(p: argparse.ArgumentParser) -> None:
     p.add_argument("--predict", action="store_true",
                    help="write rating predictions of the split's test pairs (user item prediction) instead of a run; "
                         "evaluate them with `recdiv eval QRELS --predictions FILE -m RMSE MAE`")
-    p.add_argument("-o", "--output", required=True, help="TREC run file to write")
-    p.set_defaults(func=run_recommend)
+    p.add_argument("-o", "--output", required=True,
+                   help="run file to write: TREC text, or .parquet, .arrow, .csv, .tsv (user, item, rank, score)")
+    p.set_defaults(func=run_recommend, paths=Paths(("train", "qrels", "aspects"),
+                                                   {"output": "-o", "factors_out": "--factors-out"},
+                                                   extra=lambda a: dataset_folder(a.dataset, a.data_dir)))
 
 
 def algorithms_help() -> str:
@@ -94,12 +96,13 @@ def _split(args):
 def _from_files(args):
     import numpy as np
 
+    from recdiv.data.formats import read_qrels
     from recdiv.data.interactions import Attribute
     from recdiv.data.tables import aspect_matrix, dense, interactions_of, qrels_of, shared_vocab
-    from recdiv.data.textio import parse_interactions_tsv, parse_item_aspects_tsv, parse_trec_qrels
+    from recdiv.data.textio import parse_interactions_tsv, parse_item_aspects_tsv
 
     tt = parse_interactions_tsv(args.train)
-    qt = parse_trec_qrels(args.qrels) if args.qrels else None
+    qt = read_qrels(args.qrels) if args.qrels else None
     at = parse_item_aspects_tsv(args.aspects) if args.aspects else None
     users = shared_vocab(tt["user"], *([qt["user"]] if qt is not None else []))
     items = shared_vocab(tt["item"], *[t["item"] for t in (qt, at) if t is not None])
@@ -115,7 +118,8 @@ def _from_files(args):
 
 def run_recommend(args: argparse.Namespace) -> int:
     from recdiv.algorithms.registry import RECOMMENDERS, make_recommender
-    from recdiv.data.textio import id_strings, write_rankings
+    from recdiv.data.formats import file_format, write_rankings
+    from recdiv.data.textio import id_strings
 
     params = parse_params(args.param)
     entry = RECOMMENDERS.entry(args.algo)
@@ -126,12 +130,10 @@ def run_recommend(args: argparse.Namespace) -> int:
     if args.factors_out and not RECOMMENDERS.has(name, "item-factors"):
         have = ", ".join(RECOMMENDERS.with_capability("item-factors"))
         raise ConfigError(f"--factors-out: {name} has no item factors (models with item factors: {have})")
-    check_output_file(args.output, "-o")
-    if args.factors_out:
-        check_output_file(args.factors_out, "--factors-out")
     train, users, attributes, test_pairs = _split(args)
-    id_strings(train.users.ids, args.output, "user id")  # fail before fitting: a TREC run cannot hold these ids
-    id_strings(train.items.ids, args.output, "item id")
+    if file_format(args.output) == "trec":  # fail before fitting: a TREC run cannot hold these ids
+        id_strings(train.users.ids, args.output, "user id")
+        id_strings(train.items.ids, args.output, "item id")
     side = {}
     if getattr(cls, "needs_attributes", False):
         attr = model.config.attribute

@@ -7,11 +7,14 @@
 What a reranker reads follows from what it declares it needs (`Reranker.NEEDS`):
   aspects     A(i) and p(a|u) (IASelect, xQuAD, PM2, Calibrated): --aspects, or latent aspects — the L dominant
               factors of each item, --factors/--factors-from with --dominant L;
-  similarity  an item similarity (MMR, Ziegler, DPP): --similarity cosine|jaccard (over the aspects),
-              latent-cosine (over the factors) or pearson (over --train ratings); default cosine when there are
-              aspects, else latent-cosine when there are factors;
-  train       training interactions: user profiles, popularity (IASelect, xQuAD, PM2, Calibrated, NGD).
-Random needs nothing. Item factors come from `recdiv recommend --factors-out FILE` or are fitted here on --train
+  similarity  an item similarity (MMR, Ziegler, DPP, MSD, SSD, COVER, Swap): --similarity cosine|jaccard (over
+              the aspects), latent-cosine (over the factors) or pearson (over --train ratings); default cosine
+              when there are aspects, else latent-cosine when there are factors;
+  train       training interactions: user profiles, popularity (IASelect, xQuAD, PM2, Calibrated, NGD);
+  item_groups the protected group (FAIR): --item-groups FILE (item<TAB>group), `--param group=NAME` when several.
+Random and PlackettLuce need nothing; PlackettLuce with `--param samples=N` (N > 1) writes N sampled runs into the
+folder -o (a stochastic run for `recdiv eval --stochastic`). Item factors come from `recdiv recommend
+--factors-out FILE` or are fitted here on --train
 (--factors-from wrmf, with --factors-param k=v).
 """
 
@@ -22,10 +25,9 @@ import sys
 import time
 from pathlib import Path
 
-from recdiv.cli.options import positive_int, seed
+from recdiv.cli.options import Paths, positive_int, seed
 from recdiv.cli.params import parse_params
 from recdiv.errors import ConfigError
-from recdiv.outputs import check_output_dir, check_output_file
 
 SIMILARITIES = ("cosine", "jaccard", "latent-cosine", "pearson")  # for --help (recdiv.aspects.similarity has them)
 
@@ -34,7 +36,8 @@ def configure_rerank(p: argparse.ArgumentParser) -> None:
     from recdiv.diversifiers.registry import RERANKERS  # the names for --help
 
     p.description, p.formatter_class = __doc__, argparse.RawDescriptionHelpFormatter
-    p.add_argument("run", help="TREC run with the candidates (user Q0 item rank score tag)")
+    p.add_argument("run", help="run with the candidates: TREC text (user Q0 item rank score tag), or a CSV, TSV, "
+                                 "Parquet or Arrow table (user, item, rank, score; by extension)")
     p.add_argument("--method", required=True,
                    help=f"reranker: {', '.join(RERANKERS)} (any case and punctuation, e.g. IA-Select), or module:Class")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
@@ -60,10 +63,12 @@ def configure_rerank(p: argparse.ArgumentParser) -> None:
     p.add_argument("-k", type=positive_int, default=100, help="length of the reranked lists (default 100)")
     p.add_argument("--seed", type=seed, default=0, help="seed for randomised rerankers (≥ 0, default 0)")
     p.add_argument("--tag", help="run tag of the output (default: the reranker's name)")
-    p.add_argument("-o", "--output", required=True, help="output TREC run (a new or empty folder when a stochastic "
-                                                         "reranker samples several rankings per user: one run file "
-                                                         "per sample)")
-    p.set_defaults(func=run_rerank)
+    p.add_argument("-o", "--output", required=True,
+                   help="output run: TREC text, or .parquet, .arrow, .csv, .tsv (user, item, rank, score); a new or "
+                        "empty folder when a stochastic reranker samples several rankings per user: one run file per "
+                        "sample")
+    p.set_defaults(func=run_rerank, paths=Paths(("run", "aspects", "train", "factors", "item_groups"),
+                                                {"output": "-o"}, or_folder={"output": ("sample-*.run",)}))
 
 
 def _check_options(args, needs: tuple[str, ...], name: str) -> None:
@@ -107,8 +112,9 @@ def _check_options(args, needs: tuple[str, ...], name: str) -> None:
 
 def run_rerank(args) -> int:
     # deferred: the readers and the rerankers (numba) load only when the command runs
-    from recdiv.data.tables import dense, rankings_of, shared_vocab
-    from recdiv.data.textio import parse_interactions_tsv, parse_item_aspects_tsv, parse_trec_run, write_rankings
+    from recdiv.data.formats import read_run, write_rankings
+    from recdiv.data.tables import rankings_of, shared_vocab
+    from recdiv.data.textio import parse_interactions_tsv, parse_item_aspects_tsv
     from recdiv.data.vocab import Vocab
     from recdiv.diversifiers.registry import make_reranker
 
@@ -116,34 +122,39 @@ def run_rerank(args) -> int:
     needs = tuple(reranker.NEEDS)
     _check_options(args, needs, reranker.NAME)
     t0 = time.perf_counter()
-    samples = getattr(reranker.config, "samples", 1)
-    if samples > 1:
-        check_output_dir(args.output, "-o")
-        if Path(args.output).is_dir() and any(Path(args.output).iterdir()):
-            raise ConfigError(f"-o {args.output}: {samples} sampled rankings go into a new or empty folder; this "
-                              "one holds files")
-    else:
-        check_output_file(args.output, "-o")
-    run = parse_trec_run(args.run)
+    samples = getattr(reranker.config, "samples", 1)  # the output guard has checked -o (recdiv.cli.options.Paths)
+    if samples > 1 and Path(args.output).is_dir() and any(Path(args.output).iterdir()):
+        raise ConfigError(f"-o {args.output}: {samples} sampled rankings go into a new or empty folder; this one "
+                          "holds files")
+    if samples == 1 and Path(args.output).is_dir():
+        raise ConfigError(f"-o {args.output}: is a folder, expected a file to write")
+    run = read_run(args.run)
     asp = parse_item_aspects_tsv(args.aspects) if args.aspects else None
     train = parse_interactions_tsv(args.train) if args.train else None
     fac_ids, fac = _read_factors(args) if args.factors else (None, None)
     known = [(what, ids) for what, ids in (("the aspect file", asp["item"].labels if asp is not None else None),
                                            ("the training file", train["item"].labels if train is not None else None),
                                            ("the factor file", fac_ids)) if ids is not None]
-    if known:  # every candidate must be known to the files that describe items
-        items = Vocab.from_values(*(ids for _, ids in known))
-        files = [what for what, _ in known]
-        problem = (f"item {{id!r}} is in neither {' nor '.join(files)}" if len(files) > 1
-                   else f"item {{id!r}} is not in {files[0]}")
-        dense(run["item"], items, run, problem)
-    else:
-        items = shared_vocab(run["item"])
+    # A candidate that no file describes is an item without features — no aspects, no profile, no factor vector —
+    # as RankSys takes an item missing from its feature data (an empty feature set), for every reranker alike;
+    # files that describe no candidate at all are refused by _check_shared.
+    described_items = Vocab.from_values(*(ids for _, ids in known)) if known else None
+    items = Vocab.from_values(described_items.ids, run["item"].labels) if known else shared_vocab(run["item"])
+    unknown = len(items) - len(described_items) if known else 0
+    if fac_ids is not None and not (Vocab.from_values(fac_ids).lookup(run["item"].labels, missing="-1") >= 0).any():
+        raise ConfigError(f"{reranker.NAME}: no candidate item of {args.run} has a vector in --factors "
+                          f"{args.factors} (its items, e.g. {str(run['item'].labels[0])!r}, are not the factor "
+                          "file's; another dataset's model?)")
     users = shared_vocab(run["user"], *([train["user"]] if train is not None else []))
     groups = parse_item_aspects_tsv(args.item_groups) if args.item_groups else None
     ctx, described = _context(args, needs, items, users, asp, train, fac_ids, fac, groups)
+    if unknown:
+        files = [what for what, _ in known]
+        where = f"not in {files[0]}" if len(files) == 1 else f"in none of {', '.join(files)}"
+        described += f"; {unknown:,} candidate item{'s' if unknown > 1 else ''} {where}: without features"
     cands = rankings_of(run, users, items, order=args.order)
     del run  # the parsed file (~100 MB for a 3 M-line run) is not needed any more: lower peak memory
+    _check_shared(args, needs, reranker.NAME, ctx, cands)
     from recdiv.progress import Progress
 
     with Progress(f"rerank {reranker.NAME}", len(cands.users)):
@@ -159,6 +170,24 @@ def run_rerank(args) -> int:
           f"(by {args.order}) → top {args.k}{described}; {time.perf_counter() - t0:.1f} s -> {args.output}",
           file=sys.stderr)
     return 0
+
+
+def _check_shared(args, needs, name: str, ctx, cands) -> None:
+    """ConfigError when the aspects or the training data share nothing with the run: the reranker would return
+    the input order with exit 0 (swapped aspect columns, another dataset's files)."""
+    listed = cands.items[cands.items >= 0]
+    uses_space = "aspects" in needs or (ctx.similarity is not None and (args.similarity or "cosine") in ("cosine",
+                                                                                                      "jaccard"))
+    if ctx.aspects is not None and uses_space and len(listed) and not ctx.aspects.has_aspects[listed].any():
+        what = f"--aspects {args.aspects}" if args.aspects else "the latent aspects"
+        raise ConfigError(f"{name}: no candidate item of {args.run} has an aspect in {what} (its items, e.g. "
+                          f"{str(cands.item_vocab.id_of(listed[:1])[0])!r}, are not the aspect file's; swapped "
+                          "columns or another dataset?)")
+    if ctx.train is not None and "train" in needs:
+        listed_users = cands.users[cands.lengths > 0]
+        if len(listed_users) and not (ctx.train.user_counts()[listed_users] > 0).any():
+            raise ConfigError(f"{name}: no user of {args.run} is in --train {args.train} (its users, e.g. "
+                              f"{str(cands.user_vocab.id_of(listed_users[:1])[0])!r}, have no profile there)")
 
 
 def _write_samples(out, folder: Path, tag: str) -> None:

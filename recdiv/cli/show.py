@@ -13,14 +13,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from recdiv.cli.options import positive_int
+from recdiv.cli.options import Paths, positive_int
 from recdiv.errors import ConfigError
 
 
 def configure_show(p: argparse.ArgumentParser) -> None:
     p.description = __doc__
     p.formatter_class = argparse.RawDescriptionHelpFormatter
-    p.add_argument("run", help="TREC run (user Q0 item rank score tag)")
+    p.add_argument("run", help="run: TREC text (user Q0 item rank score tag) or a CSV, TSV, Parquet or Arrow table "
+                               "(by extension)")
     p.add_argument("--user", required=True, help="the user whose list to show (id as in the run)")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--dataset", help="dataset name or folder giving titles and aspects (ml-100k, ...)")
@@ -32,14 +33,14 @@ def configure_show(p: argparse.ArgumentParser) -> None:
     p.add_argument("--order", choices=("score", "rank"), default="score",
                    help="list order: by score, ties by item id descending as trec_eval (default), or by rank")
     p.add_argument("-k", type=positive_int, default=None, help="show the top k only")
-    p.set_defaults(func=run_show)
+    p.set_defaults(func=run_show, paths=Paths(("run", "items", "baseline", "qrels")))
 
 
 def _list(path: str, user: str, order: str) -> list[str]:
+    from recdiv.data.formats import read_run
     from recdiv.data.tables import rankings_of, shared_vocab
-    from recdiv.data.textio import parse_trec_run
 
-    table = parse_trec_run(path)
+    table = read_run(path)
     users, items = shared_vocab(table["user"]), shared_vocab(table["item"])
     if user not in users:
         sample = ", ".join(str(u) for u in users.ids[:5])
@@ -78,9 +79,9 @@ def run_show(args) -> int:
     items = _items(args)
     grades = {}
     if args.qrels:
-        from recdiv.data.textio import parse_trec_qrels
+        from recdiv.data.formats import read_qrels
 
-        q = parse_trec_qrels(args.qrels).frame()
+        q = read_qrels(args.qrels).frame()
         mine = q[q["user"].astype(str) == user]
         grades = dict(zip(mine["item"].astype(str), mine["grade"].astype(float)))
     table = Table(title=Text(f"user {user}: {clean(args.run)}" + (f" against {clean(args.baseline)}" if base else "")),

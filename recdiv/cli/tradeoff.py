@@ -96,8 +96,12 @@ def format_tradeoff(report: dict, fmt: str) -> str:
         return (f"% {title}\n\\begin{{tabular}}{{lrrl}}\n\\hline\n{' & '.join(tex(h) for h in head)} \\\\\n\\hline\n"
                 f"{body} \\\\\n\\hline\n\\end{{tabular}}\n{notes}")
     if fmt == "markdown":
-        table = ["| " + " | ".join(head) + " |", "|---|---|---|---|"] + ["| " + " | ".join(r) + " |" for r in rows]
-        return f"### {title}\n\n" + "\n".join(table) + "\n\n" + "\n".join(f"- {line}" for line in lines) + "\n"
+        from recdiv.escape import markdown  # run names and labels come from files and options: text, one cell
+
+        table = (["| " + " | ".join(map(markdown, head)) + " |", "|---|---|---|---|"]
+                 + ["| " + " | ".join([markdown(r[0]), *r[1:]]) + " |" for r in rows])
+        return (f"### {markdown(title)}\n\n" + "\n".join(table) + "\n\n"
+                + "\n".join(f"- {markdown(line)}" for line in lines) + "\n")
     widths = [max(len(r[j]) for r in [head, *rows]) for j in range(4)]
     table = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [head, *rows]]
     return f"== {title}\n" + "\n".join(table) + "\n" + "\n".join(lines) + "\n"

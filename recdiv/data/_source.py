@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import errno
 import gzip
+import os
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -40,6 +41,34 @@ def os_problem(e: OSError) -> str:
     if e.errno == errno.ELOOP:
         return "too many levels of symbolic links (a symlink loop?)"
     return f"cannot read the file: {e.strerror or e}"
+
+
+def optional_file(path: str | Path) -> bool:
+    """Whether an optional file of a dataset is there (a loader then reads it): False when there is no such name;
+    a DataError — never a silent skip — when the name is there but is no readable file: a broken symbolic link, a
+    folder, a symlink loop."""
+    path = Path(path)
+    if path.is_file():
+        return True
+    if path.is_symlink():
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        why = ("too many levels of symbolic links (a symlink loop?)" if _loops(path) else
+               f"a broken symbolic link (to {target}, which does not exist)")
+        raise DataError(f"{why}: fix the link or remove it", path)
+    if path.exists():
+        raise DataError("is not a regular file (a folder?); expected a data file or nothing", path)
+    return False
+
+
+def _loops(path: Path) -> bool:
+    try:
+        os.stat(path)
+    except OSError as e:
+        return e.errno == errno.ELOOP
+    return False
 
 
 def _open(path: Path):

@@ -8,25 +8,32 @@
   aspect names with spaces (Last.fm tags such as ``hip hop``) survive (`rerank --aspects`, `eval --aspects`);
 - ``items.tsv``: every item with its title and aspects, ``item<TAB>title<TAB>aspect…`` (`recdiv.data.items`;
   `recdiv show --items`, `recdiv explore` read it);
-- ``README.txt``: what each file is, its size, the rating scale and the relevance threshold to evaluate with.
+- ``README.txt``: what each file is, its size, the rating scale and the relevance threshold to evaluate with;
+- ``export.json``: the same facts for the commands: the relevance threshold the qrels need (``threshold``) and the
+  rating scale, which `recdiv eval`, `compare` and `meta` use for ``test.qrels`` when no ``--rel-threshold`` is
+  given (`recorded_threshold`) — an implicit-feedback export (every grade 1) is then evaluated at τ = 1, not at the
+  default 4, where no user would have a relevant item.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from recdiv.data.export_record import RECORD, recorded_threshold
 from recdiv.data.interactions import Dataset, Split
 from recdiv.data.items import Items, write_items_tsv
-from recdiv.data.textio import atomic_write, write_interactions_tsv, write_item_aspects_tsv, write_trec_qrels
+from recdiv.data.textio import write_interactions_tsv, write_item_aspects_tsv, write_trec_qrels
 from recdiv.errors import ConfigError
+from recdiv.outputs import write_text
 
-__all__ = ["EXPORT_FILES", "Export", "export_split", "load_export", "relevance_threshold"]
+__all__ = ["EXPORT_FILES", "Export", "export_split", "load_export", "recorded_threshold", "relevance_threshold"]
 
-EXPORT_FILES = ("train.tsv", "test.qrels", "aspects.tsv", "items.tsv", "README.txt")
+EXPORT_FILES = ("train.tsv", "test.qrels", "aspects.tsv", "items.tsv", "README.txt", RECORD)
 
 
 @dataclass(frozen=True)
@@ -80,8 +87,13 @@ def export_split(split: Split, folder: str | Path, *, source: str, aspects: pd.D
     text = readme(split, source=source, qrels=qrels, train=train, aspects=aspects, aspect_name=aspect_name, tau=tau,
                   items=items)
     files.append(folder / "README.txt")
-    with atomic_write(files[-1]) as fh:
-        fh.write(text)
+    write_text(files[-1], text)
+    scale = split.train.scale
+    record = {"source": source, "qrels": "test.qrels", "threshold": tau,
+              "rating_scale": None if scale is None else [float(scale[0]), float(scale[1])],
+              "feedback": split.test.kind}
+    files.append(folder / RECORD)
+    write_text(files[-1], json.dumps(record, indent=2, ensure_ascii=False) + "\n")
     n_users = qrels["user"].nunique()
     summary = (f"{source}: {len(train):,} training interactions, {len(qrels):,} judgments of {n_users:,} test users"
                + (f", {len(aspects):,} (item, aspect) pairs of {aspect_name}" if aspects is not None else "")

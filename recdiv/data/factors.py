@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from recdiv.data.textio import atomic_write
 from recdiv.data.vocab import Vocab
 from recdiv.errors import DataError
+from recdiv.outputs import atomic_write
 
 __all__ = ["read_item_factors_tsv", "write_item_factors_tsv"]
 

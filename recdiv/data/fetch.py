@@ -9,7 +9,9 @@ Archives come from GroupLens (files.grouplens.org). Nothing is unpacked unverifi
    2018-09-26 release of ml-latest-small) has each pinned file read from the archive and checked *before*
    anything is written; without a verified archive checksum only those files are unpacked (the archive's
    other members — ml-100k's helper scripts ``allbut.pl`` and ``mku.sh``, HetRec's
-   ``user_taggedartists-timestamps.dat`` — are named and left out);
+   ``user_taggedartists-timestamps.dat`` — are named and left out); the listing of such a release is known
+   (`FILE_SHA256` and `UNPINNED_MEMBERS`), so an archive holding any other file is not that release and is refused,
+   even with ``--sha256``;
 3. any other archive is refused before downloading unless ``--sha256`` is given.
 
 What is pinned, and how it was verified: no archive checksum is pinned. This environment has no copy of any
@@ -40,6 +42,26 @@ from pathlib import Path, PurePosixPath
 from recdiv.data.datasets import DATASETS
 from recdiv.errors import ConfigError, DataError
 from recdiv.outputs import check_output_dir, write_error
+
+#: members of the official archives that have no pinned checksum (left out unless the whole archive is verified)
+UNPINNED_MEMBERS: dict[str, frozenset[str]] = {
+    "ml-100k": frozenset({"allbut.pl", "mku.sh"}),
+    "hetrec2011-lastfm-2k": frozenset({"user_taggedartists-timestamps.dat"}),
+    "ml-latest-small": frozenset(),
+}
+
+
+def check_listing(key: str, pinned: dict[str, str], members: dict[str, zipfile.ZipInfo], url: str) -> None:
+    """DataError when the archive of a release whose files are known (`pinned`) holds a file that release does not
+    have."""
+    if not pinned:
+        return
+    known = set(pinned) | UNPINNED_MEMBERS.get(key, frozenset())
+    extra = sorted(set(members) - known)
+    if extra:
+        shown = ", ".join(extra[:5]) + (", ..." if len(extra) > 5 else "")
+        raise DataError(f"the archive from {url} holds files the {key} release does not have ({shown}): a different "
+                        "or altered archive; nothing was unpacked")
 
 
 def default_dir() -> Path:
@@ -159,6 +181,7 @@ def fetch(
         try:
             with zipfile.ZipFile(archive) as zf:
                 members, _ = _members(zf, src.url)
+                check_listing(key, pinned_files, members, src.url)
                 verify_members(zf, members, pinned_files, src.url)
                 if pinned_files:
                     echo(f"{key}: {len(pinned_files)} files verified against pinned sha256 checksums")

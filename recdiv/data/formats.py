@@ -5,6 +5,7 @@ whole users, and written in any of the file formats.
     read_run(source, format=None) -> Table      read_qrels(source, format=None) -> Table
     iter_run(source, format=None, rows=...)     iter_qrels(...)        blocks of whole users, in input order
     write_run(table, path, format=None)         write_qrels(...)       convert(source, target, kind=...)
+    write_rankings(rankings, path, tag=...)     a recommender's or reranker's lists, in the format of `path`
 
 `source` is a path or a table in memory; `format` one of `FORMATS`, else the file name decides (`file_format`):
 ``.parquet``/``.pq`` Parquet, ``.arrow``/``.feather``/``.ipc`` Arrow IPC, ``.csv`` and ``.tsv`` (optionally
@@ -244,15 +245,10 @@ def from_arrow(arrow: pa.Table, kind: str, where: str, first_row: int = 1, *, fi
 
 def _finish(table: Table, kind: str) -> Table:
     """The checks every door shares, and a run's score from its ranks when it has none."""
-    from recdiv.data.textio import check_duplicates
+    from recdiv.data.textio import check_duplicates, check_grades
 
     if kind == "qrels":
-        g = table["grade"]
-        bad = (g < GRADE_RANGE[0]) | (g > GRADE_RANGE[1])
-        if bad.any():
-            j = _first_row(bad)
-            raise table.error(f"grade must be between {GRADE_RANGE[0]} and {GRADE_RANGE[1]} (trec_eval's range), "
-                              f"got {float(g[j]):g}", j)
+        check_grades(table, _first_row)
         check_duplicates(table, ["user", "item"], "judgment")
     else:
         if "score" not in table.columns:
@@ -511,6 +507,19 @@ def write_run(source, path: str | Path, *, format: str | None = None, source_for
     """Write a run (a file, a table in memory or a `Table`) to `path` in `format` (by extension by default),
     block by block, atomically; returns the number of rows. TREC runs get `tag` as their last column."""
     return _write(source, path, "run", format, source_format, tag)
+
+
+def write_rankings(rankings, path: str | Path, *, tag: str = "recdiv", format: str | None = None) -> int:
+    """Write `Rankings` (a recommender's or reranker's lists) as a run in `format` (by extension by default),
+    atomically; TREC text byte for byte as `recdiv.data.textio.write_rankings`. Returns the number of rows."""
+    from recdiv.data import textio
+    from recdiv.data.formats_write import ranking_blocks, write_blocks
+
+    fmt = file_format(path, format)
+    if fmt == "trec":
+        textio.write_rankings(rankings, path, tag=tag)
+        return int(rankings.valid.sum())
+    return write_blocks(ranking_blocks(rankings, BLOCK_ROWS), Path(path), "run", fmt, tag)
 
 
 def write_qrels(source, path: str | Path, *, format: str | None = None, source_format: str | None = None) -> int:

@@ -1,6 +1,6 @@
 """Writing runs and qrels block by block in the formats of `recdiv.data.formats`: TREC text, CSV, TSV (with a
 header line), Parquet (one row group per block of whole users) and Arrow IPC files. Every target is written
-beside itself and renamed into place when complete (`recdiv.data.textio.atomic_write`); ``.gz`` text is gzipped.
+beside itself and renamed into place when complete (`recdiv.outputs.atomic_write`); ``.gz`` text is gzipped.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 
 from recdiv.data._read import Codes, Table
-from recdiv.data.textio import _checked_labels, _number_codes, atomic_write, format_lines
+from recdiv.data.textio import _checked_labels, _number_codes, format_lines
+from recdiv.outputs import atomic_write
 
 _RUN = ("user", "item", "rank", "score")
 _QRELS = ("user", "item", "grade")
@@ -162,3 +163,25 @@ def _empty(kind: str) -> Table:
     cols = {"user": none, "item": none}
     cols.update({"rank": np.zeros(0, np.int64), "score": np.zeros(0)} if kind == "run" else {"grade": np.zeros(0)})
     return Table("", cols, np.zeros(0, np.int64))
+
+
+def ranking_blocks(rankings, rows: int = 1 << 20) -> Iterator[Table]:
+    """`Rankings` as run tables of about `rows` rows each (whole users, in the rankings' user order; rank = the
+    1-based position in the list), for `write_blocks`."""
+    valid = rankings.valid
+    step = max(1, rows // max(rankings.k, 1))
+    for lo in range(0, len(rankings), step):
+        block = valid[lo:lo + step]
+        r, pos = np.nonzero(block)
+        users, items = rankings.users[lo:lo + step][r], rankings.items[lo:lo + step][block]
+        cols = {name: Codes(*_labelled(vocab.ids, index)) for name, vocab, index in
+                (("user", rankings.user_vocab, users), ("item", rankings.item_vocab, items))}
+        cols["rank"] = pos.astype(np.int64) + 1
+        cols["score"] = rankings.scores[lo:lo + step][block].astype(np.float64)
+        yield Table("", cols, np.arange(len(r), dtype=np.int64))
+
+
+def _labelled(ids: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, labels) of the vocabulary entries `index`: the distinct ones as strings (integers in decimal)."""
+    used, codes = np.unique(index, return_inverse=True)
+    return codes.astype(np.int32), np.array([str(x) for x in ids[used].tolist()], dtype=object)

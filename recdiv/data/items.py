@@ -68,7 +68,7 @@ class Items:
 
 def write_items_tsv(items: Items, path: str | Path) -> None:
     """Write the items file (module docstring), atomically, items in the order of `items.titles`."""
-    from recdiv.data.textio import atomic_write
+    from recdiv.outputs import atomic_write
 
     with atomic_write(path) as fh:
         fh.write(HEADER + "\n")

@@ -20,6 +20,7 @@ import scipy.sparse as sp
 
 from recdiv.data._build import attribute_from_pairs, interactions_from_frame
 from recdiv.data._read import check_ids, iter_tables, plain, read_table, resolve_duplicates
+from recdiv.data._source import optional_file
 from recdiv.data.datasets import FORMATS
 from recdiv.data.interactions import Dataset, Interactions
 from recdiv.data.vocab import Vocab
@@ -104,7 +105,7 @@ def load_hetrec_lastfm(
                            ("year", "int")],
                           header=True, what="tag-assignment file (userID artistID tagID day month year)")
     friends = None
-    if (path / "user_friends.dat").exists():
+    if optional_file(path / "user_friends.dat"):
         friends = read_table(path / "user_friends.dat", [("userID", "int"), ("friendID", "int")], header=True,
                              what="friend file (userID friendID)")
     user_cols = [plays["user"], assigned["userID"]] + ([] if friends is None else [friends["userID"],
@@ -198,7 +199,7 @@ def load_lastfm_1k(
     user_info = None
     prof = path / "userid-profile.tsv" if path.is_dir() else None
     users = Vocab.from_values(agg["user"])
-    if prof is not None and prof.exists():
+    if prof is not None and optional_file(prof):
         ptab = read_table(prof, [("#id", "str"), ("gender", "str?"), ("age", "str?"), ("country", "str?"),
                                  ("registered", "str?")], header=True, what="profile file (#id gender age country "
                                                                             "registered)")
@@ -242,7 +243,7 @@ def load_lastfm_360k(
     inter = _counts_to_ratings(interactions_from_frame(frame, users, items, kind="implicit"), ratings, n_scale)
     user_info = None
     prof = path / "usersha1-profile.tsv" if path.is_dir() else None
-    if prof is not None and prof.exists():
+    if prof is not None and optional_file(prof):
         ptab = read_table(prof, [("user", "str"), ("gender", "str?"), ("age", "str?"), ("country", "str?"),
                                  ("signup", "str?")], what="profile file (usersha1 gender age country signup)")
         user_info = plain(ptab.drop_duplicates("user").set_index("user").reindex(users.ids))

@@ -13,6 +13,7 @@ from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from recdiv.data import synthetic
 from recdiv.data._build import attribute_from_pairs
+from recdiv.data._source import optional_file
 from recdiv.data.datasets import FORMATS
 from recdiv.data.interactions import Dataset, Interactions
 from recdiv.data.locate import dataset_path
@@ -26,7 +27,7 @@ def detect_format(folder: str | Path) -> str:
     folder = Path(folder)
     formats = FORMATS.entries()
     for entry in formats:
-        if (folder / entry.obj.marker).is_file():
+        if optional_file(folder / entry.obj.marker):  # a broken link in place of the file is an error naming it
             return entry.name
     expected = ", ".join(e.obj.marker for e in formats)
     raise DataError(f"unknown dataset format: none of the expected files ({expected}) is in this folder", folder)

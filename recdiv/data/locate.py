@@ -11,6 +11,7 @@ A name is looked up in each folder in turn; a name or alias of `recdiv.data.data
 
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
 
@@ -58,5 +59,8 @@ def dataset_path(name_or_path: str | Path, data_root: str | Path | None = None) 
         if (root / name).is_dir():
             return root / name
     where = ", ".join(map(str, dirs)) or "no data folder exists"
-    raise DataError(f"no dataset {str(name_or_path)!r}: not a folder, and not found in {where} "
+    known = sorted({*DATASETS.names(), *(p.name for root in dirs for p in root.iterdir() if p.is_dir())})
+    close = difflib.get_close_matches(str(name_or_path), known, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise DataError(f"no dataset {str(name_or_path)!r}{hint}: not a folder, and not found in {where} "
                     f"(`recdiv data fetch {name}` downloads the official ones)")

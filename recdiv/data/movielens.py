@@ -19,6 +19,7 @@ import scipy.sparse as sp
 
 from recdiv.data._build import attribute_from_pairs, check_scale, interactions_from_frame, split_labels
 from recdiv.data._read import plain, read_lines, read_table, resolve_duplicates
+from recdiv.data._source import optional_file
 from recdiv.data.interactions import Attribute, Dataset, Split
 from recdiv.data.vocab import Vocab
 from recdiv.errors import DataError
@@ -68,7 +69,7 @@ def load_ml100k(path: str | Path, *, splits: bool = True, duplicates: str = "err
                         int(movies.attrs["lineno"][r]))
     user_path = path / "u.user"
     users_tab = None
-    if user_path.exists():
+    if optional_file(user_path):
         users_tab = read_table(user_path, [("user", "int"), ("age", "int"), ("gender", "str"),
                                            ("occupation", "str"), ("zip", "str?")],
                                sep="|", encoding="latin-1", what="user file (id|age|gender|occupation|zip)")
@@ -88,7 +89,7 @@ def load_ml100k(path: str | Path, *, splits: bool = True, duplicates: str = "err
     if splits:
         for name in ML100K_SPLITS:
             base, test = path / f"{name}.base", path / f"{name}.test"
-            if base.exists() and test.exists():
+            if optional_file(base) and optional_file(test):
                 ds_splits[name] = Split(
                     train=interactions_from_frame(_ratings(base, duplicates, (1, 5), 1.0), users, items,
                                                   scale=(1.0, 5.0)),
@@ -148,7 +149,7 @@ def load_ml_dat(path: str | Path, *, duplicates: str = "error", name: str | None
     path = Path(path)
     probe = read_table(path / "ratings.dat", _RATING_COLS, replace_sep="::",
                        what="ratings file (UserID::MovieID::Rating::Timestamp)")
-    ten = (path / "tags.dat").exists() or bool((probe["value"] % 1 != 0).any())
+    ten = optional_file(path / "tags.dat") or bool((probe["value"] % 1 != 0).any())
     scale = (0.5, 5.0) if ten else (1.0, 5.0)
     check_scale(probe, "value", scale, 0.5 if ten else 1.0)
     ratings = resolve_duplicates(probe, ["user", "item"], "value", duplicates)
@@ -157,7 +158,7 @@ def load_ml_dat(path: str | Path, *, duplicates: str = "error", name: str | None
     resolve_duplicates(movies, ["item"], None, "error", what="movie id")
     user_info = None
     users_cols = []
-    if (path / "users.dat").exists():
+    if optional_file(path / "users.dat"):
         utab = read_table(path / "users.dat", [("user", "int"), ("gender", "str"), ("age", "int"),
                                                ("occupation", "int"), ("zip", "str?")],
                           replace_sep="::", encoding="utf-8|latin-1",
@@ -172,7 +173,7 @@ def load_ml_dat(path: str | Path, *, duplicates: str = "error", name: str | None
     attrs = {"genres": attribute_from_pairs(items.lookup(pairs["item"].to_numpy()), pairs["label"].to_numpy(),
                                             len(items))}
     extras: dict[str, object] = {"source": str(path)}
-    if (path / "tags.dat").exists():
+    if optional_file(path / "tags.dat"):
         attrs["tags"], tag_frame = _dat_tags(path / "tags.dat", items)
         extras["source_counts"] = {"tag_applications": len(tag_frame)}
     return Dataset(
@@ -205,7 +206,7 @@ def load_ml_csv(path: str | Path, *, duplicates: str = "error", tags: bool = Tru
     attrs = {"genres": attribute_from_pairs(items.lookup(pairs["item"].to_numpy()), pairs["label"].to_numpy(),
                                             len(items))}
     extras: dict[str, object] = {"source": str(path)}
-    if tags and (path / "tags.csv").exists():
+    if tags and optional_file(path / "tags.csv"):
         tag_frame = read_table(path / "tags.csv", [("userId", "int"), ("movieId", "int"), ("tag", "str?"),
                                                    ("timestamp", "int")],
                                sep=",", header=True, quoted=True, what="tag file (userId,movieId,tag,timestamp)")
@@ -214,7 +215,7 @@ def load_ml_csv(path: str | Path, *, duplicates: str = "error", tags: bool = Tru
         extras["source_counts"] = {"tag_applications": len(tag_frame),
                                    "tagging_users": int(tag_frame["user"].nunique())}
     info = movies.set_index("item")[["title"]]
-    if (path / "links.csv").exists():
+    if optional_file(path / "links.csv"):
         links = read_table(path / "links.csv", [("movieId", "int"), ("imdbId", "str?"), ("tmdbId", "str?")],
                            sep=",", header=True, quoted=True, what="links file (movieId,imdbId,tmdbId)")
         resolve_duplicates(links, ["movieId"], None, "error", what="movie id")
@@ -231,11 +232,11 @@ def _csv_ratings(path: Path) -> pd.DataFrame:
 def load_movielens(path: str | Path, **options) -> Dataset:
     """Any MovieLens release from its unpacked folder (format detected from the file names)."""
     path = Path(path)
-    if (path / "u.data").exists():
+    if optional_file(path / "u.data"):
         return load_ml100k(path, **options)
-    if (path / "ratings.dat").exists():
+    if optional_file(path / "ratings.dat"):
         return load_ml_dat(path, **options)
-    if (path / "ratings.csv").exists():
+    if optional_file(path / "ratings.csv"):
         return load_ml_csv(path, **options)
     raise DataError("not a MovieLens folder: no u.data, ratings.dat or ratings.csv", path)
 

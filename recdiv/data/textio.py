@@ -18,21 +18,17 @@ cannot be written (the formats are whitespace-separated): that is a `DataError` 
 
 from __future__ import annotations
 
-import contextlib
 import gzip
-import io
 import math
-import os
 import re
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
 from recdiv.data._read import Codes, Layouts, Table, parse_table
 from recdiv.errors import DataError
-from recdiv.outputs import write_error
+from recdiv.outputs import atomic_write as _atomic_write
+from recdiv.outputs import write_bytes
 
 RUN_LAYOUT: Layouts = {6: [("user", "id"), ("q0", "skip"), ("item", "id"), ("rank", "int"), ("score", "float"),
                            ("tag", "skip")]}
@@ -42,31 +38,9 @@ INTERACTIONS_LAYOUTS: Layouts = {3: [("user", "id"), ("item", "id"), ("value", "
                                  4: [("user", "id"), ("item", "id"), ("value", "float"), ("timestamp", "int")]}
 ASPECTS_LAYOUTS: Layouts = {2: [("item", "id"), ("aspect", "id")],
                             3: [("item", "id"), ("aspect", "id"), ("weight", "float")]}
+#: the one atomic writer lives in recdiv.outputs; this name is kept for code written before it moved
+atomic_write = _atomic_write
 GRADE_RANGE = (-127, 127)  # trec_eval's: relevance judgements are integers in -127..127
-
-
-@contextlib.contextmanager
-def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[io.IOBase]:
-    """Open a temporary file beside `path`; on success rename it over `path`, on error remove it."""
-    path = Path(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as e:  # the user's disk or path refuses: a clean error naming the file (recdiv.outputs)
-        raise write_error(e, path) from None
-    try:
-        with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding) as fh:
-            yield fh
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file ordinary permissions
-        os.replace(tmp, path)
-    except BaseException as e:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        if isinstance(e, OSError):
-            raise write_error(e, path) from None
-        raise
 
 
 # readers ------------------------------------------------------------------------------------------------------
@@ -142,14 +116,25 @@ def parse_trec_run(path: str | Path) -> Table:
 def parse_trec_qrels(path: str | Path) -> Table:
     """TREC qrels (user 0 item grade, or user item grade) -> Table (user, item, grade)."""
     table = parse_table(path, QRELS_LAYOUTS, sep=None, comments=True, what="qrels file (user 0 item grade)")
-    g = table["grade"]
-    bad = (g < GRADE_RANGE[0]) | (g > GRADE_RANGE[1])
-    if bad.any():
-        j = int(np.flatnonzero(bad)[0])
-        raise table.error(f"grade must be between {GRADE_RANGE[0]} and {GRADE_RANGE[1]} (trec_eval's range), "
-                          f"got {float(g[j]):g}", j)
+    check_grades(table)
     check_duplicates(table, ["user", "item"], "judgment")
     return table
+
+
+def check_grades(table: Table, row=None) -> None:
+    """DataError at the first grade outside trec_eval's range −127..127; a grade that looks like a Unix time says
+    that the file looks like ratings (user item rating timestamp, MovieLens' u.data) and how to make qrels of it.
+    `row(bad)` gives the index of the first bad row (default: the first True)."""
+    g = table["grade"]
+    bad = (g < GRADE_RANGE[0]) | (g > GRADE_RANGE[1])
+    if not bad.any():
+        return
+    j = row(bad) if row is not None else int(np.flatnonzero(bad)[0])
+    msg = f"grade must be between {GRADE_RANGE[0]} and {GRADE_RANGE[1]} (trec_eval's range), got {float(g[j]):g}"
+    if float(g[j]) >= 1e8:
+        msg += ("; this looks like user item rating timestamp (a ratings file such as MovieLens' u.data), not "
+                "qrels (user 0 item grade): awk '{print $1, 0, $2, $3}' RATINGS > QRELS makes qrels of it")
+    raise table.error(msg, j)
 
 
 def parse_interactions_tsv(path: str | Path) -> Table:
@@ -323,8 +308,7 @@ def _write_bytes(path: str | Path, data) -> None:
     """Write `data` atomically; gzip-compressed (reproducibly: no name, no time stamp) when `path` ends in .gz."""
     if str(path).endswith(".gz"):
         data = gzip.compress(data, mtime=0)
-    with atomic_write(path, "wb") as fh:
-        fh.write(data)
+    write_bytes(path, data)
 
 
 def write_trec_run(frame, path: str | Path, tag: str = "recdiv") -> None:

@@ -13,9 +13,10 @@ from abc import ABC, abstractmethod
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import ClassVar
+from typing import Any, ClassVar, Literal, get_args, get_origin
 
 import numpy as np
+from pydantic import model_validator
 
 from recdiv.config import Config
 from recdiv.data.rankings import PAD, Rankings
@@ -27,7 +28,21 @@ from recdiv.progress import tick
 
 class RerankerConfig(Config):
     """Base of every reranker configuration (`recdiv.config.Config`: unknown keys and values of the wrong type
-    are errors, immutable); `lambda` may be written as is."""
+    are errors, immutable); `lambda` may be written as is. A choice among names that include "none" (`norm`)
+    also takes None: `--param norm=none` reads as None (a null value), and means the name."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _none_is_the_name_none(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        out = dict(data)
+        for name, info in cls.model_fields.items():
+            for key in (name, info.alias):
+                choices = get_args(info.annotation) if get_origin(info.annotation) is Literal else ()
+                if key in out and out[key] is None and "none" in choices:
+                    out[key] = "none"
+        return out
 
 
 #: the context of a reranking is the one `Context` of evaluation and reranking (this name is kept for scripts)

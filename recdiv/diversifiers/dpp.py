@@ -23,7 +23,7 @@ EPSILON = 1e-10
 
 class DPPConfig(RerankerConfig):
     theta: float | None = Field(0.5, ge=0.0, le=1.0)
-    norm: Literal["minmax", "max", "sum", "rank", "none"] = "minmax"
+    norm: Literal["minmax", "max", "sum", "rank", "zscore", "none"] = "minmax"
     epsilon: float = Field(EPSILON, gt=0.0)
 
 

@@ -61,9 +61,18 @@ class DiversifierComponentConfig(BaseModel, extra="forbid"):
 
 
 def reindex_space(space: AspectSpace, items: Vocab) -> AspectSpace:
-    """The same aspects over another item vocabulary (items absent from `space` get no aspects)."""
+    """The same aspects over another item vocabulary (items absent from `space` get no aspects). Ids are matched
+    as they are, or by their text when none match so (an aspect file's "100" is LensKit's integer item 100); a
+    space that names none of `items` is a DataError — the reranker would silently return its input order."""
     m = space.membership.tocoo()
     frame = pd.DataFrame({"item": space.items.id_of(m.row), "aspect": space.names.id_of(m.col), "weight": m.data})
+    if len(frame) and not (items.lookup(frame["item"].to_numpy(), missing="-1") >= 0).any():
+        by_text = {str(x): x for x in items.ids}
+        frame["item"] = [by_text.get(str(x), x) for x in frame["item"]]
+        if not any(str(x) in by_text for x in frame["item"]):
+            raise DataError(f"the aspect space names none of the training items (its items, e.g. "
+                            f"{frame['item'].iloc[0]!r}; the training items, e.g. {items.ids[0]!r}): every item "
+                            "would have no aspect")
     out = AspectSpace.from_frame(frame, items, space.name, unknown="drop")
     if out.names != space.names:  # keep the original aspect order (PM-2 ties, reports)
         idx = space.names.lookup(out.names.ids)

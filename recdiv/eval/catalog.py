@@ -26,6 +26,8 @@ from collections.abc import Iterable
 
 from recdiv.errors import ConfigError
 from recdiv.eval import spellings
+from recdiv.eval.conventions import Conventions
+from recdiv.eval.conventions import get as get_conventions
 from recdiv.eval.measure import MEASURES, Measure
 
 __all__ = ["BUILTINS", "add_spelling", "expand_sweeps", "list_measures", "parse_measure", "parse_measures"]
@@ -140,9 +142,11 @@ def _respell(text: str) -> str:
     return stripped
 
 
-def parse_measure(text: str | Measure) -> Measure:
+def parse_measure(text: str | Measure, conventions: str | Conventions | None = None) -> Measure:
     """Parse ``Name(param=value,...)@K`` (or a registered spelling) into a measure instance; unknown names and
-    bad parameters raise ConfigError."""
+    bad parameters raise ConfigError. `conventions` (`recdiv.eval.conventions`) gives the parameters a tool's
+    definition needs, where the string does not set them (``nDCG@10`` under lenskit is
+    ``nDCG(gain=binary,disc=jk)@10``)."""
     if isinstance(text, Measure):
         return text
     if not isinstance(text, str):
@@ -182,7 +186,9 @@ def parse_measure(text: str | Measure) -> Measure:
     for k in preset.keys() & params.keys():
         if declared[k].coerce(entry.name, params[k]) != declared[k].coerce(entry.name, preset[k]):
             raise ConfigError(f"{source!r}: {m['name']} stands for {k}={preset[k]}")
-    return entry.obj(cutoff, **{**preset, **params})
+    chosen = get_conventions(conventions)
+    tool = chosen.measure_defaults(entry.obj.NAME, declared) if chosen is not None else {}
+    return entry.obj(cutoff, **{**tool, **preset, **params})
 
 
 def _adopt(spec: str, cls: type[Measure]) -> None:
@@ -210,11 +216,12 @@ def expand_sweeps(text: str | Measure) -> list[str | Measure]:
     return [f"{m['head']}{m['sep']}{cut.strip()}" for cut in m["cuts"].split(",")]
 
 
-def parse_measures(texts: Iterable[str | Measure] | str) -> list[Measure]:
+def parse_measures(texts: Iterable[str | Measure] | str,
+                   conventions: str | Conventions | None = None) -> list[Measure]:
     """Parse several measures (sweeps expanded); a single string is one measure or one sweep."""
     if isinstance(texts, str):
         texts = [texts]
-    return [parse_measure(one) for t in texts for one in expand_sweeps(t)]
+    return [parse_measure(one, conventions) for t in texts for one in expand_sweeps(t)]
 
 
 for _alias, _target, _preset in spellings.ALIASES:

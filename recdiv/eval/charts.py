@@ -16,6 +16,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from recdiv.escape import mathtext, plotly
+
 COLORS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#8C564B", "#882255", "#7F7F7F",
           "#17BECF")
 #: (plotly symbol, matplotlib marker) pairs
@@ -34,7 +36,8 @@ def style(i: int) -> tuple[str, str, str]:
 @dataclass
 class Series:
     """Points of one series. err_low/err_high: absolute bounds of an interval around each value (y, or x when the
-    chart is horizontal). hover: text per point shown on hover; labels: text drawn next to points ("" for none).
+    chart is horizontal). hover: text per point shown on hover (lines separated by newlines); labels: text drawn
+    next to points ("" for none). All text is plain: the renderers escape it (`recdiv.escape`).
     emphasis: drawn as a large black star (a baseline among curves)."""
 
     name: str
@@ -90,23 +93,28 @@ def _finite(v) -> float | None:
 
 
 # plotly ---------------------------------------------------------------------------------------------------------------
+def _p(text: object) -> str:
+    """Plain text as plotly text: markup escaped, newlines as <br>."""
+    return "<br>".join(plotly(line) for line in str(text).split("\n"))
+
+
 def to_plotly(chart: Chart) -> dict:
-    """{"data": [...], "layout": {...}} for ``Plotly.newPlot`` (plain JSON values)."""
+    """{"data": [...], "layout": {...}} for ``Plotly.newPlot`` (plain JSON values; text escaped for plotly)."""
     data = []
     for s, color, sym, _ in styled(chart):
         xs = [_finite(v) for v in s.x]
-        ys = [str(v) for v in s.y] if chart.horizontal else [_finite(v) for v in s.y]
+        ys = [_p(v) for v in s.y] if chart.horizontal else [_finite(v) for v in s.y]
         mode = s.mode + ("+text" if s.labels and any(s.labels) else "")
-        tr: dict = {"type": "scatter", "name": s.name, "x": xs, "y": ys, "mode": mode,
+        tr: dict = {"type": "scatter", "name": _p(s.name), "x": xs, "y": ys, "mode": mode,
                     "marker": {"color": color, "symbol": sym, "size": 14 if s.emphasis else 8,
                                "line": {"width": 0.5, "color": "#333"}},
                     "line": {"color": color, "width": 1.6}, "cliponaxis": False}
         if s.labels and any(s.labels):
-            tr["text"] = list(s.labels)
+            tr["text"] = [_p(t) for t in s.labels]
             tr["textposition"] = "middle right" if chart.horizontal else "top right"
             tr["textfont"] = {"size": 11, "color": color}
         if s.hover:
-            tr["hovertext"] = list(s.hover)
+            tr["hovertext"] = [_p(h) for h in s.hover]
             tr["hoverinfo"] = "text+name"
             tr["hovertemplate"] = "%{hovertext}<extra>%{fullData.name}</extra>"
         if s.err_low is not None and s.err_high is not None:
@@ -119,9 +127,10 @@ def to_plotly(chart: Chart) -> dict:
                    "thickness": 1.2, "width": 3}
             tr["error_x" if chart.horizontal else "error_y"] = err
         data.append(tr)
-    xaxis: dict = {"title": {"text": chart.xlabel}, "automargin": True, "zeroline": False,
+    xaxis: dict = {"title": {"text": _p(chart.xlabel)}, "automargin": True, "zeroline": False,
                    "gridcolor": "#e5e5e5"}
-    yaxis: dict = {"title": {"text": chart.ylabel}, "automargin": True, "zeroline": False, "gridcolor": "#e5e5e5"}
+    yaxis: dict = {"title": {"text": _p(chart.ylabel)}, "automargin": True, "zeroline": False,
+                   "gridcolor": "#e5e5e5"}
     if chart.reverse_x:
         xaxis["autorange"] = "reversed"
     if chart.x_range:
@@ -131,9 +140,9 @@ def to_plotly(chart: Chart) -> dict:
     if chart.y_range:  # plotly takes the range of a log axis in log10 units
         yaxis["range"] = [math.log10(v) for v in chart.y_range] if chart.log_y else list(chart.y_range)
     if chart.horizontal:
-        yaxis.update(type="category", categoryorder="array", categoryarray=chart.categories()[::-1],
+        yaxis.update(type="category", categoryorder="array", categoryarray=[_p(c) for c in chart.categories()[::-1]],
                      title={"text": ""})
-    layout: dict = {"title": {"text": chart.title, "x": 0, "xanchor": "left", "font": {"size": 15}},
+    layout: dict = {"title": {"text": _p(chart.title), "x": 0, "xanchor": "left", "font": {"size": 15}},
                     "xaxis": xaxis, "yaxis": yaxis, "height": chart.height, "autosize": True,
                     "margin": {"l": 10, "r": 20, "t": 50, "b": 10}, "hovermode": "closest",
                     "font": {"family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", "size": 13},
@@ -171,15 +180,15 @@ def to_matplotlib(chart: Chart, ax=None, *, width: float = 6.4):
                   for v, e in zip(vals, s.err_high)]
             key = "xerr" if chart.horizontal else "yerr"
             ax.errorbar(xs, ys, **{key: [lo, hi]}, fmt=mk, ls=ls, color=color, ms=size, lw=1.2, capsize=2,
-                        label=s.name, elinewidth=0.9)
+                        label=mathtext(s.name), elinewidth=0.9)
         else:
-            ax.plot(xs, ys, marker=mk, ls=ls, color=color, ms=size, lw=1.3, label=s.name,
+            ax.plot(xs, ys, marker=mk, ls=ls, color=color, ms=size, lw=1.3, label=mathtext(s.name),
                     markeredgecolor="#333", markeredgewidth=0.4)
         for x, y, t in zip(xs, ys, s.labels or []):
             if t:
-                ax.annotate(t, (x, y), xytext=(4, 4), textcoords="offset points", fontsize=8, color=color)
+                ax.annotate(mathtext(t), (x, y), xytext=(4, 4), textcoords="offset points", fontsize=8, color=color)
     if chart.horizontal:
-        ax.set_yticks(range(len(cats)), cats[::-1], fontsize=8)
+        ax.set_yticks(range(len(cats)), [mathtext(c) for c in cats[::-1]], fontsize=8)
     if chart.reverse_x:
         ax.invert_xaxis()
     if chart.log_y:
@@ -190,10 +199,10 @@ def to_matplotlib(chart: Chart, ax=None, *, width: float = 6.4):
         ax.set_xlim(*chart.x_range)
     if chart.hline is not None:
         ax.axhline(chart.hline, color="grey", ls="--", lw=0.8)
-    ax.set_xlabel(chart.xlabel)
-    ax.set_ylabel(chart.ylabel)
+    ax.set_xlabel(mathtext(chart.xlabel))
+    ax.set_ylabel(mathtext(chart.ylabel))
     if chart.title:
-        ax.set_title(chart.title, fontsize=10)
+        ax.set_title(mathtext(chart.title), fontsize=10)
     ax.grid(alpha=0.3)
     if len(chart.series) > 1:
         ax.legend(fontsize="x-small", loc="best")  # `outside` placement would squeeze small axes
@@ -205,12 +214,21 @@ def _nan(v) -> float:
     return math.nan if f is None else f
 
 
+#: what makes a saved figure the same bytes every time: no creation date, element ids from a fixed salt
+_REPRODUCIBLE = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}}
+
+
 def save(fig, path, fmt: str | None = None, dpi: int = 150) -> None:
-    """Write a matplotlib Figure atomically (format from the suffix: png, svg or pdf)."""
+    """Write a matplotlib Figure atomically (format from the suffix: png, svg or pdf), byte-identical for the same
+    figure: SVG and PDF files carry no creation date, and SVG element ids come from a fixed salt instead of a
+    random one."""
     from pathlib import Path
 
-    from recdiv.data.textio import atomic_write
+    import matplotlib
+
+    from recdiv.outputs import atomic_write
 
     path = Path(path)
-    with atomic_write(path, "wb") as fh:
-        fig.savefig(fh, format=fmt or path.suffix.lstrip(".") or "png", dpi=dpi)
+    fmt = fmt or path.suffix.lstrip(".") or "png"
+    with atomic_write(path, "wb") as fh, matplotlib.rc_context({"svg.hashsalt": "recdiv"}):
+        fig.savefig(fh, format=fmt, dpi=dpi, metadata=_REPRODUCIBLE.get(fmt))

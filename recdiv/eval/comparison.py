@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +58,13 @@ def _num(x: float) -> float | None:
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
+def _p_text(p: float, samples: int) -> str:
+    """A p-value of the text table: 4 significant digits, "< 1/B" below a Monte Carlo test's resolution."""
+    if samples and math.isfinite(p) and p < 1.0 / samples:
+        return f"< 1/{samples}"
+    return f"{p:.4g}"
+
+
 @dataclass
 class Comparison:
     """Significance report of `Results.compare`.
@@ -82,6 +90,9 @@ class Comparison:
     higher_is_better: dict[str, bool] = field(default_factory=dict)
     integer: dict[str, bool] = field(default_factory=dict)
     n: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: B of a Monte Carlo test (permutation, bootstrap, randomised Tukey), 0 otherwise: p-values below 1/B are
+    #: printed as "< 1/B", not 0
+    samples: int = 0
     #: the `Results` compared, if known (their per-user values draw the distributions of the results page)
     results: Any = field(default=None, repr=False, compare=False)
     _index: dict = field(default_factory=dict, repr=False)
@@ -143,7 +154,9 @@ class Comparison:
         return max(vals) if self.direction(measure) else min(vals)
 
     # tables -----------------------------------------------------------------------------------------------------------
-    def note(self) -> str:
+    def note(self, intervals: bool = False) -> str:
+        """What the table shows: test, correction, markers, best; `intervals`: also the confidence intervals (only
+        where the output shows them: HTML details, the text table's difference intervals)."""
         what = ("all pairs" if self.baselines is None else f"against baseline {self.baseline}" if self.baseline
                 else "each system against its baseline")
         mark = ("letters: significantly better than that system" if self.baselines is None
@@ -153,7 +166,7 @@ class Comparison:
                 else "family-wise p-values over all pairs")
         ci = f"{round(self.confidence * 100)}% {'bootstrap' if self.ci_method == 'bootstrap' else 't'} intervals"
         return (f"{self.test} test ({self.alternative}), {corr}, α = {self.alpha}; {what}; {mark}; bold: best "
-                f"(↑ higher / ↓ lower is better); [low, high]: {ci}.")
+                f"(↑ higher / ↓ lower is better)" + (f"; [low, high]: {ci}." if intervals else "."))
 
     def means_table(self, digits: int = 4, lead: str = "letter", note: str | None = None) -> MeansTable:
         """The systems × measures table. lead="letter": columns #, System; lead="baseline": System, Baseline."""
@@ -190,12 +203,13 @@ class Comparison:
         pc = self._index.get((m, s, base)) if base else None
         if pc is not None:
             sign = 1 if pc.a == s else -1
-            pa = fmt_p(pc.p_adjusted)
+            pa = fmt_p(pc.p_adjusted, self.samples)
             c.p = f"p{pa}" if pa.startswith("<") else f"p={pa}"
             title.append(f"vs {base}: Δ = {sign * pc.difference:+.{digits}f} "
                          f"[{fmt_value(min(sign * pc.ci_low, sign * pc.ci_high), digits)}, "
-                         f"{fmt_value(max(sign * pc.ci_low, sign * pc.ci_high), digits)}], p = {fmt_p(pc.p_value)}, "
-                         f"adjusted p = {fmt_p(pc.p_adjusted)}, d_z = {sign * pc.effect_size:+.3f}")
+                         f"{fmt_value(max(sign * pc.ci_low, sign * pc.ci_high), digits)}], "
+                         f"p = {fmt_p(pc.p_value, self.samples)}, adjusted p = {fmt_p(pc.p_adjusted, self.samples)}, "
+                         f"d_z = {sign * pc.effect_size:+.3f}")
         c.title = "; ".join(title)
         return c
 
@@ -258,22 +272,48 @@ class Comparison:
 
     def to_html(self, digits: int = 4) -> str:
         """The means table as an HTML fragment (CSS classes of `recdiv.eval.html`)."""
-        return tables.to_html(self.means_table(digits))
+        return tables.to_html(self.means_table(digits, note=self.note(intervals=True)))
 
-    def to_table(self, digits: int = 4) -> str:
-        """Plain-text table (fixed-width columns) followed by the pair rows."""
+    def to_table(self, digits: int = 4, width: int = tables.TEXT_WIDTH) -> str:
+        """The terminal table (`tables.to_text`: fits `width` columns, `*` marks the best of a column), then per
+        measure one row per tested pair: difference, its interval, p-values ("< 1/B" below a Monte Carlo test's
+        resolution), d_z and "yes" in the column `sig` when significant. Systems are named in full, or by their
+        letters of the table above when the names would not fit."""
         t = self.means_table(digits)
         t.note = ""
-        lines = [tables.to_text(t).rstrip("\n"), ""]
-        lines.append(f"{'measure':<12} {'a':<14} {'b':<14} {'mean_a':>9} {'mean_b':>9} {'diff':>9} "
-                     f"{'diff CI':>19} {'p':>10} {'p_adj':>10} {'d_z':>8}")
-        for pc in self.pairs:
-            star = " *" if pc.significant else ""
-            ci = f"[{pc.ci_low:.4f}, {pc.ci_high:.4f}]" if math.isfinite(pc.ci_low) else ""
-            lines.append(f"{pc.measure:<12} {pc.a:<14} {pc.b:<14} {pc.mean_a:9.4f} {pc.mean_b:9.4f} "
-                         f"{pc.difference:9.4f} {ci:>19} {pc.p_value:10.4g} {pc.p_adjusted:10.4g} "
-                         f"{pc.effect_size:8.3f}{star}")
-        lines.append(self.note())
+        lines = [tables.to_text(t, width).rstrip("\n")]
+        one_base = self.baseline is not None and self.baselines is not None and all(
+            b in (None, self.baseline) for b in self.baselines.values())
+
+        def rows(name):
+            head = (["system"] if one_base else ["a", "b"]) + ["diff", "diff CI", "p", "p_adj", "d_z", "sig"]
+            out = [head]
+            for pc in self.pairs:
+                if pc.measure != m:
+                    continue
+                out.append(([name(pc.a)] if one_base else [name(pc.a), name(pc.b)])
+                           + [f"{pc.difference:.4f}", f"[{pc.ci_low:.4f}, {pc.ci_high:.4f}]"
+                              if math.isfinite(pc.ci_low) else "", _p_text(pc.p_value, self.samples),
+                              _p_text(pc.p_adjusted, self.samples), f"{pc.effect_size:.3f}",
+                              "yes" if pc.significant else ""])
+            return out
+
+        n_names = 1 if one_base else 2
+        for m in self.measures:
+            table = rows(str)
+            widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+            if sum(widths) + 2 * (len(widths) - 1) > width and self.baselines is None:
+                table = rows(self.letter)  # the letters of the means table
+                widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+            if len(table) == 1:
+                continue
+            what = f"against {self.baseline}" if one_base else "pairs"
+            lines += ["", f"{m} ({what}):"]
+            for r in table:
+                lines.append("  ".join(c.ljust(w) if i < n_names else c.rjust(w)
+                                       for i, (c, w) in enumerate(zip(r, widths))).rstrip())
+        lines += ["", textwrap.fill(self.note(intervals=True).replace("bold: best", "*: best"), width,
+                                          break_on_hyphens=False)]
         return "\n".join(lines) + "\n"
 
     def __str__(self) -> str:

@@ -121,6 +121,16 @@ class RunView:
         return (self.items != PAD).sum(axis=1)
 
     @cached_property
+    def depth(self) -> int:
+        """The deepest position any list of this evaluation reaches: the longest list of the run, the most judged
+        items of an evaluated user (ideal lists), the longest previous list. A cutoff beyond it adds no position
+        (`Measure.at_depth`)."""
+        labels = self.qrels.n_labels()[self.users]
+        previous = self.context.previous
+        return max(int(self.items.shape[1]), int(labels.max(initial=0)),
+                   int(previous.items.shape[1]) if previous is not None else 0, 1)
+
+    @cached_property
     def max_grade(self) -> float:
         """Maximum grade of the scale (context.scale) or, if unknown, the maximum test grade."""
         return max_grade(self.context, self.qrels)[0]

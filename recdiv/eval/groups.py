@@ -123,4 +123,8 @@ def labels_for(spec: str, qrels, context) -> np.ndarray:
     """Group labels of the evaluated users of `qrels` (the order of every per-user array); the training data of
     `context` must share the qrels' user vocabulary (as `recdiv.eval.io.load_inputs` builds them)."""
     users = qrels.population(context.threshold, context.population)
-    return group_labels(spec, qrels.users.id_of(users), train=getattr(context, "train", None), user_index=users)
+    labels = group_labels(spec, qrels.users.id_of(users), train=getattr(context, "train", None), user_index=users)
+    if len(users) and all(x is None for x in labels):  # a group file of other users: no group at all, silently
+        raise ConfigError(f"--groups {spec}: no evaluated user is in any group (e.g. user "
+                          f"{str(qrels.users.id_of(users[:1])[0])!r} is in none)")
+    return labels

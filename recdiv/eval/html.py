@@ -11,11 +11,11 @@ the cost is about 4.8 MB of script per report.
 
 from __future__ import annotations
 
-import html
 import json
 from importlib import resources
 
 from recdiv.errors import ConfigError
+from recdiv.escape import html, script_json
 from recdiv.eval.charts import Chart, to_plotly
 
 CSS = """*{box-sizing:border-box}
@@ -70,10 +70,10 @@ class Page:
         return self
 
     def heading(self, text: str, level: int = 2) -> Page:
-        return self.add(f"<h{level}>{html.escape(text)}</h{level}>")
+        return self.add(f"<h{level}>{html(text)}</h{level}>")
 
     def note(self, text: str) -> Page:
-        return self.add(f"<p class='note'>{html.escape(text)}</p>")
+        return self.add(f"<p class='note'>{html(text)}</p>")
 
     def toggle(self) -> Page:
         return self.add(_TOGGLE)
@@ -83,8 +83,8 @@ class Page:
         self._n += 1
         cid = f"chart{self._n}"
         spec = to_plotly(chart)
-        payload = json.dumps(spec, ensure_ascii=False, allow_nan=False, separators=(",", ":")).replace("</", "<\\/")
-        label = html.escape(chart.title or "chart")
+        payload = script_json(json.dumps(spec, ensure_ascii=False, allow_nan=False, separators=(",", ":")))
+        label = html(chart.title or "chart")
         return (f"<div class='chart' id='{cid}' role='img' aria-label='{label}' style='height:{chart.height}px'>"
                 f"</div><script>(function(){{var s={payload};Plotly.newPlot('{cid}',s.data,s.layout,"
                 "{responsive:true,displayModeBar:false});})();</script>")
@@ -102,7 +102,7 @@ class Page:
         script = f"<script>{plotly_js()}</script>" if self._n else ""
         return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
                 f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
-                f"<title>{html.escape(self.title)}</title><style>{CSS}</style>{script}</head><body>"
+                f"<title>{html(self.title)}</title><style>{CSS}</style>{script}</head><body>"
                 + "".join(self.parts) + provenance.html_footer(self.provenance or provenance.record())
                 + "</body></html>\n")
 

@@ -29,6 +29,8 @@ from recdiv.data.vocab import Vocab
 from recdiv.errors import ConfigError, DataError
 from recdiv.eval.catalog import parse_measures
 from recdiv.eval.context import EvalContext, RunView
+from recdiv.eval.conventions import Conventions, for_subtopics
+from recdiv.eval.conventions import get as get_conventions
 from recdiv.eval.evaluate import Evaluation, evaluate
 from recdiv.eval.measure import Measure
 
@@ -38,11 +40,15 @@ if TYPE_CHECKING:
 
 @dataclass
 class EvalInputs:
-    """What an evaluation reads: qrels, named runs and the context, over shared vocabularies."""
+    """What an evaluation reads: qrels, named runs and the context, over shared vocabularies; `record`: the export
+    record the relevance threshold came from (`recdiv.data.export_record.recorded_threshold`), if it did."""
 
     qrels: Qrels
     runs: dict[str, Rankings]
     context: EvalContext
+    record: Path | None = None
+    #: the tool conventions chosen (`recdiv.eval.conventions`), None for recdiv's own
+    conventions: Conventions | None = None
 
 
 def run_names(paths: Sequence[str | Path]) -> list[str]:
@@ -151,11 +157,12 @@ def load_inputs(
     aspects: str | Path | None = None,
     previous=None,
     threshold: float | None = None,
-    population: str = "relevant",
+    population: str | None = None,
     scale: str | Sequence[float] | None = None,
     input_format: str | None = None,
     item_groups: str | Path | None = None,
     stochastic: Sequence[str | Path] = (),
+    conventions: str | Conventions | None = None,
 ) -> EvalInputs:
     """Read qrels, runs and the optional context files into one vocabulary.
 
@@ -182,11 +189,20 @@ def load_inputs(
     Files are held as compact arrays from the parser on: ids dictionary-encoded (a few bytes per line, each
     distinct id looked up once), numbers as float64 — never a Python object per line.
     """
+    chosen = get_conventions(conventions)
+    if population is None:
+        population = chosen.population if chosen is not None else "relevant"
     if population not in ("relevant", "judged"):
         raise ConfigError(f"population must be relevant or judged, got {population!r}")
     scale = parse_rating_scale(scale)
+    recorded = None
+    if threshold is None and subtopics is None and qrels_path is not None:
+        from recdiv.data.export_record import recorded_threshold
+
+        recorded = recorded_threshold(qrels_path)
     if threshold is None:
-        threshold = 1.0 if subtopics is not None else 4.0
+        threshold = (chosen.threshold if chosen is not None else 1.0 if subtopics is not None
+                     else recorded[0] if recorded is not None else 4.0)
     if subtopics is not None:
         if qrels_path is not None:
             raise ConfigError("give either a qrels file or --subtopics FILE, not both")
@@ -196,7 +212,9 @@ def load_inputs(
             if value is not None:
                 raise ConfigError(f"{name} cannot be combined with --subtopics (its items are per-topic subtopic "
                                   "judgments, which replace the aspects)")
-        return _load_subtopic_inputs(subtopics, named_runs(run_paths), threshold, population, scale, input_format)
+        inputs = _load_subtopic_inputs(subtopics, named_runs(run_paths), threshold, population, scale, input_format)
+        inputs.conventions = chosen
+        return inputs
     if qrels_path is None:
         raise ConfigError("a qrels file (or --subtopics FILE) is needed")
     qt = read_qrels(qrels_path, format=input_format)
@@ -226,7 +244,8 @@ def load_inputs(
         runs[name] = RankingSamples([rankings_of(t, users, items) for t in tables])
     context = context_of(users, items, threshold=threshold, population=population, scale=scale,
                          tables=(tt, at, gt, pt))
-    return EvalInputs(qrels, runs, context)
+    check_population(qrels, threshold, population, qrels_path, recorded is not None)
+    return EvalInputs(qrels, runs, context, None if recorded is None else recorded[1], chosen)
 
 
 def context_of(users: Vocab, items: Vocab, *, threshold: float, population: str = "relevant",
@@ -255,6 +274,69 @@ def context_of(users: Vocab, items: Vocab, *, threshold: float, population: str 
     if pt is not None:
         context.previous = rankings_of(pt, users, items)
     return context
+
+
+def check_population(qrels: Qrels, threshold: float, population: str, path, recorded: bool = False) -> None:
+    """ConfigError when no user is evaluated — a mean over 0 users is no number — saying which threshold would
+    count the qrels' grades as relevant."""
+    if len(qrels.population(threshold, population)):
+        return
+    grades = qrels.csr.data
+    if not len(grades):
+        raise ConfigError(f"{path}: no judgment: nothing to evaluate")
+    hi = float(grades.max())
+    where = " (from the export's record)" if recorded else ""
+    hint = (f"--rel-threshold {hi:g} counts the highest grade as relevant" if hi > 0
+            else "no grade is positive, so no item is relevant at any threshold")
+    raise ConfigError(f"{path}: no user has a relevant item at --rel-threshold {threshold:g}{where} (grades "
+                      f"{float(grades.min()):g} to {hi:g}): a mean over 0 users is no number; {hint}")
+
+
+def missing_input(measure, need: str) -> str:
+    """The error for a measure whose context lacks `need`, naming an option the commands have: the item similarity
+    of dist=latent-cosine comes from item factors, which only experiments and Python give."""
+    if need == "similarity":
+        return (f"{measure} compares items by latent factors, which the command line does not read: use "
+                "dist=cosine or dist=jaccard with --aspects FILE, dist=pearson with --train FILE, or an experiment "
+                "([metrics] similarity = \"latent-cosine\") or Python (EvalContext(similarity=LatentCosine(factors)))")
+    return f"{measure} needs `{need}` in the evaluation context: pass --{need.replace('_', '-')} FILE"
+
+
+def check_needs(measures: Iterable[Measure], inputs: EvalInputs, files: dict[str, str | Path | None]) -> None:
+    """ConfigError, before any measure is computed, for a measure whose context is missing or describes nothing it
+    evaluates — the numbers would be plausible and meaningless: an aspect file (`files["aspects"]`) that gives no
+    aspect to any item of a run, or to any relevant judged item (swapped columns, another dataset's ids); a
+    training file that holds no item of a run (popularity, novelty) or no evaluated user (profiles)."""
+    measures = list(measures)
+    ctx = inputs.context
+    for m in measures:
+        for need in m.NEEDS:
+            if getattr(ctx, need, None) is None:
+                raise ConfigError(missing_input(m, need))
+
+    def users_of(need: str) -> str:
+        return ", ".join(str(m) for m in measures if need in m.NEEDS)
+
+    if files.get("aspects") and ctx.aspects is not None and any("aspects" in m.NEEDS for m in measures):
+        described = ctx.aspects.has_aspects
+        for name, run in inputs.runs.items():
+            listed = run.items[run.items >= 0]
+            if len(listed) and not described[listed].any():
+                raise ConfigError(f"{users_of('aspects')}: no item of run {name} has an aspect in {files['aspects']} "
+                                  "(its items, e.g. {!r}, are not the aspect file's; swapped columns or another "
+                                  "dataset?)".format(str(run.item_vocab.id_of(listed[:1])[0])))
+        rel = inputs.qrels.csr
+        relevant = np.unique(rel.indices[rel.data >= ctx.threshold])
+        if len(relevant) and not described[relevant].any():
+            raise ConfigError(f"{users_of('aspects')}: no relevant judged item has an aspect in {files['aspects']}: "
+                              "every ideal list is empty")
+    if files.get("train") and ctx.train is not None and any("train" in m.NEEDS for m in measures):
+        known = ctx.train.item_counts() > 0
+        for name, run in inputs.runs.items():
+            listed = run.items[run.items >= 0]
+            if len(listed) and not known[listed].any():
+                raise ConfigError(f"{users_of('train')}: no item of run {name} is in the training file "
+                                  f"{files['train']}: popularity and novelty would be those of unseen items")
 
 
 def stochastic_runs(directories: Sequence[str | Path], names: Iterable[str]) -> list[tuple[str, list[Path]]]:
@@ -341,6 +423,13 @@ def _load_subtopic_inputs(path, sources, threshold, population, scale, input_for
     return EvalInputs(subtopic_qrels(sf, users, items), runs, context)
 
 
+def measure_conventions(conventions: str | Conventions | None, subtopics: bool) -> Conventions | None:
+    """The conventions measures are parsed with: the chosen set, and with subtopic qrels (which carry no user
+    profile) uniform intent weights where neither the set nor the measure says otherwise."""
+    chosen = get_conventions(conventions)
+    return for_subtopics(chosen) if subtopics else chosen
+
+
 def baseline_name(baseline: str | None, paths: Sequence[str | Path], names: Sequence[str]) -> str | None:
     """The run name `baseline` refers to (a run name, or one of the run paths), or None."""
     if baseline is None:
@@ -364,22 +453,26 @@ def evaluate_files(
     aspects: str | Path | None = None,
     previous=None,
     threshold: float | None = None,
-    population: str = "relevant",
+    population: str | None = None,
     scale: str | Sequence[float] | None = None,
     baseline: str | None = None,
     input_format: str | None = None,
     item_groups: str | Path | None = None,
     stochastic: Sequence[str | Path] = (),
+    conventions: str | Conventions | None = None,
 ) -> Evaluation:
     """Evaluate runs against qrels (and the optional inputs, as `load_inputs`): files in any format of
     `recdiv.data.formats` or tables in memory; the file counterpart of `recdiv.eval.evaluate.evaluate`, returning
     the same `Evaluation`. Runs are named by their file stems (`run_names`) or by the keys of a {name: source}
-    mapping; `baseline` (a run name or path) is the run pairwise measures compare the others with. Measures are
-    parsed before any file is read."""
-    ms = parse_measures([measures] if isinstance(measures, str) else measures)
+    mapping; `baseline` (a run name or path) is the run pairwise measures compare the others with. `conventions`
+    (trec_eval, ndeval, ir_measures, ranx, lenskit; `recdiv.eval.conventions`) gives that tool's threshold,
+    population and measure definitions. Measures are parsed before any file is read."""
+    ms = parse_measures([measures] if isinstance(measures, str) else measures,
+                        measure_conventions(conventions, subtopics is not None))
     inputs = load_inputs(qrels_path, run_paths, subtopics=subtopics, predictions=predictions, train=train,
                          aspects=aspects, previous=previous, threshold=threshold, population=population, scale=scale,
-                         input_format=input_format, item_groups=item_groups, stochastic=stochastic)
+                         input_format=input_format, item_groups=item_groups, stochastic=stochastic,
+                         conventions=conventions)
     paths = list(inputs.runs) if isinstance(run_paths, Mapping) else [*run_paths, *predictions]
     base = baseline_name(baseline, paths, list(inputs.runs))
     return evaluate(inputs.runs, inputs.qrels, ms, inputs.context, baseline=base)

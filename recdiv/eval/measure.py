@@ -26,6 +26,7 @@ import numpy as np
 from recdiv.data.samples import samples_of
 from recdiv.errors import ConfigError
 from recdiv.eval.context import EvalContext, RunView
+from recdiv.limits import MAX_CUTOFF, at_most
 from recdiv.registry import Registry
 
 if TYPE_CHECKING:
@@ -166,6 +167,8 @@ class Measure:
             raise ConfigError(f"{self.NAME} needs a cutoff, e.g. {self.NAME}@10")
         if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int | np.integer) or cutoff < 1):
             raise ConfigError(f"cutoff must be a positive integer, got {cutoff!r}")
+        if cutoff is not None:
+            at_most(f"cutoff of {self.NAME}", int(cutoff), MAX_CUTOFF)
         full = {p.name: p.default for p in self.PARAMS}
         for k, v in params.items():
             full[k] = declared[k].coerce(self.NAME, v)
@@ -223,6 +226,20 @@ class Measure:
         largest test grade when no scale is declared): graded gains normalised by r_max, ERR's 2^{g_max}."""
         return False
 
+    def depth_bound(self) -> bool:
+        """Whether the value at a cutoff beyond the data's depth (`RunView.depth`: the longest list, the most judged
+        items of a user, the longest previous list) is the value at that depth — true of every measure that sums
+        over the positions of a list and of its ideal list. Measures with K in their formula (P@K divides by K) say
+        False and keep their arrays within the lists themselves."""
+        return True
+
+    def at_depth(self, view) -> Measure:
+        """This measure, or the same measure at the data's depth when its cutoff is beyond it and `depth_bound`:
+        the work of a cutoff of 10⁹ is the work of the longest list (recdiv.limits)."""
+        if self.cutoff is None or self.cutoff <= view.depth or not self.depth_bound():
+            return self
+        return self @ view.depth
+
     def _check_context(self, context: EvalContext) -> None:
         for need in self.NEEDS:
             if getattr(context, need, None) is None:
@@ -244,12 +261,16 @@ class PerUserMeasure(Measure):
         self._check_context(context)
         samples = samples_of(rankings)
         if samples is not None and not self.STOCHASTIC:
-            values = np.stack([self.compute(self.run_view(s, qrels, context)) for s in samples])
+            values = np.stack([self._computed(self.run_view(s, qrels, context)) for s in samples])
             defined = ~np.isnan(values)
             with np.errstate(invalid="ignore", divide="ignore"):
                 return np.where(defined.any(axis=0), np.where(defined, values, 0.0).sum(axis=0) / defined.sum(axis=0),
                                 np.nan)
-        return self.compute(self.run_view(rankings, qrels, context))
+        return self._computed(self.run_view(rankings, qrels, context))
+
+    def _computed(self, view) -> np.ndarray:
+        """`compute` at the cutoff the data bounds (`at_depth`: a cutoff beyond the data's depth costs that depth)."""
+        return self.at_depth(view).compute(view)
 
     def run_view(self, rankings: Rankings, qrels: Qrels, context: EvalContext):
         """The `RunView` this measure computes on: the context's (a measure with its own relevance level, `rel=`,

@@ -130,7 +130,7 @@ def tradeoff_chart(cmp: Comparison, x: str, y: str, curves: Mapping[str, Sequenc
     label), ...]} in parameter order, the end points labelled — and `points` (e.g. the undiversified baselines) as
     labelled stars. Hover: system, both means with their confidence intervals."""
     def hover(s: str) -> str:
-        return (f"{s}<br>{x} = {cmp.means[x][s]:.4f}{_ci_text(cmp, s, x)}<br>"
+        return (f"{s}\n{x} = {cmp.means[x][s]:.4f}{_ci_text(cmp, s, x)}\n"
                 f"{y} = {cmp.means[y][s]:.4f}{_ci_text(cmp, s, y)}")
 
     series = []
@@ -141,7 +141,7 @@ def tradeoff_chart(cmp: Comparison, x: str, y: str, curves: Mapping[str, Sequenc
         labels = [lab if i in (0, len(members) - 1) and len(members) > 1 else "" for i, (_, lab) in
                   enumerate(members)]
         series.append(Series(name, [cmp.means[x][s] for s, _ in members], [cmp.means[y][s] for s, _ in members],
-                             hover=[hover(s) + (f"<br>{lab}" if lab else "") for s, lab in members], labels=labels))
+                             hover=[hover(s) + (f"\n{lab}" if lab else "") for s, lab in members], labels=labels))
     for s in points:
         if s in cmp.means[x] and s in cmp.means[y]:
             series.append(Series(s, [cmp.means[x][s]], [cmp.means[y][s]], mode="markers", hover=[hover(s)],
@@ -168,7 +168,7 @@ def means_chart(cmp: Comparison, measure: str, systems: Sequence[str] | None = N
             base = cmp.tested_against(s)
             pc = cmp._index.get((measure, s, base)) if base else None
             if pc is not None:
-                h += f"<br>vs {base}: adjusted p = {fmt_p(pc.p_adjusted)}"
+                h += f"\nvs {base}: adjusted p = {fmt_p(pc.p_adjusted, cmp.samples)}"
             hover.append(h)
             labels.append(cmp.markers(s, measure))
         lo = [cmp.mean_ci.get(measure, {}).get(s, (np.nan, np.nan))[0] for s in members]

@@ -2,43 +2,27 @@
 from the folder (which must be on storage every node sees), evaluates them and writes its per-user values into the
 folder as a Parquet file; the driver merges them (`recdiv.eval.stream.merge_parts`).
 
-The cluster is the one `RAY_ADDRESS` names (`ray.init(address="auto")` when it is set, else a local Ray instance).
-Ray's token authentication is left as the cluster has it: with `RAY_AUTH_MODE=token`, Ray reads the token from
-`RAY_AUTH_TOKEN`, the file `RAY_AUTH_TOKEN_PATH` names, or `~/.ray/auth_token` (docs/scale.md, "On a Ray
-cluster"). A task whose worker dies is retried (`MAX_RETRIES`); when a task still fails the evaluation stops with
-one error naming the partitions — no partial result is ever returned.
+The cluster is the one `RAY_ADDRESS` names, else a local Ray instance, joined with its token authentication as
+`recdiv.cluster.connect_ray` says (docs/scale.md, "On a Ray cluster"). A task whose worker dies is retried
+(`MAX_RETRIES`); when a task still fails the evaluation stops with one error naming the partitions — no partial
+result is ever returned.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 
-from recdiv.errors import ConfigError, RecdivError
+from recdiv.cluster import ClusterError
+from recdiv.errors import RecdivError
 
 #: how often Ray reruns a task whose worker process or node died
 MAX_RETRIES = 3
 
 
-class ClusterError(RecdivError):
-    """The cluster could not evaluate a partition (after retries): nothing is reported."""
-
-
 def _connect():
-    try:
-        import ray
-    except ImportError:
-        raise ConfigError("--backend ray needs Ray: pip install 'recdiv[ray]'") from None
-    if not ray.is_initialized():
-        address = os.environ.get("RAY_ADDRESS")
-        try:
-            ray.init(address=address or None, include_dashboard=False, log_to_driver=False,
-                     configure_logging=False)
-        except Exception as e:
-            where = f"the Ray cluster at {address}" if address else "a local Ray instance"
-            raise ClusterError(f"cannot connect to {where}: {str(e).strip().splitlines()[0]} (docs/scale.md: "
-                               "RAY_ADDRESS, RAY_AUTH_MODE=token and the token)") from None
-    return ray
+    from recdiv.cluster import connect_ray
+
+    return connect_ray(include_dashboard=False, log_to_driver=False, configure_logging=False)
 
 
 def run_on_ray(fn, calls: list[tuple], names: list[str]) -> list:

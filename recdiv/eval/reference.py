@@ -55,7 +55,8 @@ Conventions shared by all accuracy measures:
 - relevant ⇔ test grade ≥ τ (`--rel-threshold`, `Context.threshold`, default 4); unjudged items are
   non-relevant (bpref and infAP skip them by definition);
 - a negative grade is trec_eval's "pooled but unjudged" label (sampled pools, ClueWeb's −2): never judged,
-  never relevant; bpref skips it, infAP counts it in its pool factor, Judged does not count it;
+  never relevant; bpref skips it, infAP counts it in its pool factor, Judged does not count it (`Judged(labels=any)`,
+  ir_measures' definition, does);
 - denominators with |Rel_u| count all relevant test items, retrieved or not; a zero denominator gives 0;
 - the evaluated users are those with ≥ 1 relevant test item (`--population judged`: ≥ 1 qrels line, as
   trec_eval `-c` averages); a user without a list scores 0 (trec_eval `-c`); lists shorter than K are padded
@@ -148,9 +149,30 @@ def parameter_lines(cls: type[Measure]) -> list[str]:
     return [f"`{p.name}` ({'τ' if p.default is None else _fmt(p.default)}): {p.describe()}" for p in cls.PARAMS]
 
 
+def conventions_text() -> str:
+    """The section on `--conventions` (from `recdiv.eval.conventions.CONVENTIONS`)."""
+    from recdiv.eval.conventions import CONVENTIONS
+
+    lines = ["## Other tools' conventions (`--conventions TOOL`)\n",
+             "One switch computes as another tool does: `recdiv eval|compare --conventions TOOL`, `conventions = "
+             "\"TOOL\"` in an experiment's `[metrics]`, `evaluate_files(..., conventions=\"TOOL\")` in Python. It sets "
+             "the relevance threshold, the users averaged over and the parameters of the measures whose definition "
+             "differs (a measure name from that tool then means that tool's measure); `--rel-threshold`, "
+             "`--population` and parameters written in a measure still win, and every output says which "
+             "conventions were used. tests/eval/test_conventions.py checks each set against the tool itself on the "
+             "same files. With `--subtopics` (which carry no user profile) the intent-weighted measures weigh the "
+             "subtopics uniformly in every set.\n",
+             "| TOOL | what it gives | measure parameters set |", "|---|---|---|"]
+    for c in CONVENTIONS.values():
+        params = "; ".join(f"{name}: " + ", ".join(f"{k}={v}" for k, v in ps.items())
+                           for name, ps in c.defaults.items()).replace("*: ", "every measure with it: ")
+        lines.append(f"| `{c.name}` | {c.equals} | {params or '—'} |")
+    return "\n".join(lines) + "\n"
+
+
 def markdown() -> str:
     """The full text of docs/metrics.md."""
-    out = [INTRO]
+    out = [INTRO, conventions_text()]
     for family, classes in grouped().items():
         out.append(f"## {FAMILIES.get(family, family.capitalize())}\n")
         if guide(family):

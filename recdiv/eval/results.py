@@ -17,7 +17,8 @@ The experiment report (`recdiv.experiment.report`) is built on this object: one 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -36,6 +37,7 @@ from recdiv.eval.stats.significance import (
     canonical_test,
     cohens_dz,
     confidence_interval,
+    monte_carlo_samples,
     resample_counts,
     system_pair_pvalues,
 )
@@ -296,6 +298,8 @@ class Results:
         ci: str = "t",
         confidence: float = 0.95,
         ci_samples: int | None = None,
+        keys: Mapping[str, Hashable] | None = None,
+        memo: Callable[[Hashable, Callable[[], Any]], Any] | None = None,
     ) -> Comparison:
         """Tests between systems, per measure, with confidence intervals.
 
@@ -307,6 +311,11 @@ class Results:
         ci: "t" or "bootstrap" intervals at level `confidence` for every mean and every tested difference
         (`recdiv.eval.stats.significance.confidence_interval`; bootstrap: B = `ci_samples` or 1000, `seed`).
         System-level measures get means only.
+        keys={system: key} and memo(key, build) (both or neither) let a caller that asks for many overlapping
+        tables (`recdiv explore`) keep their parts: a system's key stands for its per-user values (the same key,
+        the same values), and memo returns what it keeps under a key or builds it, keeps it and returns it. Kept:
+        the bootstrap counts, each interval, the p-value of each pair for the tests computed pair by pair (t,
+        Wilcoxon, sign) and the p-values of the table for the others. The values are those of a call without them.
         """
         test = canonical_test(test)
         correction = canonical_correction(correction)
@@ -328,6 +337,10 @@ class Results:
         ci_opts = {"level": confidence, "method": ci, "seed": seed}
         if ci_samples is not None:
             ci_opts["n_samples"] = ci_samples
+        if (keys is None) != (memo is None) or (keys is not None and not set(self.systems) <= set(keys)):
+            raise ConfigError("compare: give keys (one per system) and memo together")
+        kept = _kept(keys, memo)
+        n_samples = n_samples or (TUKEY_SAMPLES if test == "tukey" else None)
         out: list[PairComparison] = []
         mean_ci: dict[str, dict[str, tuple[float, float]]] = {}
         for m in measures:
@@ -335,18 +348,26 @@ class Results:
                 continue
             Y = self.matrix(m)
             if ci == "bootstrap" and Y.shape[1] >= 2 and "counts" not in ci_opts:  # drawn once for the table
-                ci_opts["counts"] = resample_counts(ci_opts.get("n_samples", BOOTSTRAP_SAMPLES), Y.shape[1], seed)
-            mean_ci[m] = {s: _interval(Y[i], None, ci_opts) for i, s in enumerate(self.systems)}
+                b = ci_opts.get("n_samples", BOOTSTRAP_SAMPLES)
+                ci_opts["counts"] = kept(("counts", b, Y.shape[1], seed), (), resample_counts, b, Y.shape[1], seed)
+            setting = (m, ci, confidence, ci_samples, seed)
+            mean_ci[m] = {s: kept(("ci", *setting), (s,), _interval, Y[i], None, ci_opts)
+                          for i, s in enumerate(self.systems)}
             if not pairs:
                 continue
             idx = [(self.systems.index(a), self.systems.index(b)) for a, b in pairs]
-            p = np.nan_to_num(system_pair_pvalues(Y, idx, test, alternative, seed=seed,
-                                                  n_samples=n_samples or (TUKEY_SAMPLES if test == "tukey" else None)),
-                              nan=1.0)
+            tested = ("p", m, test, alternative, seed, n_samples)
+            if test in PER_PAIR_TESTS:  # the p-value of a pair does not depend on the other pairs
+                p = np.concatenate([kept(tested, pair, system_pair_pvalues, Y, [ij], test, alternative, seed=seed,
+                                         n_samples=n_samples) for pair, ij in zip(pairs, idx)])
+            else:
+                p = kept((*tested, tuple(pairs)), tuple(self.systems), system_pair_pvalues, Y, idx, test, alternative,
+                         seed=seed, n_samples=n_samples)
+            p = np.nan_to_num(p, nan=1.0)
             p_adj = adjust(p, correction)
             for (a, b), (i, j), pv, pa in zip(pairs, idx, p, p_adj):
                 d = np.round(Y[i] - Y[j], 12)
-                lo, hi = _interval(Y[i], Y[j], ci_opts)
+                lo, hi = kept(("ci", *setting), (a, b), _interval, Y[i], Y[j], ci_opts)
                 out.append(PairComparison(m, a, b, self.mean(a, m), self.mean(b, m), float(pv), float(pa),
                                           cohens_dz(d), bool(pa < alpha), float(d.mean()) if len(d) else 0.0,
                                           lo, hi))
@@ -358,6 +379,7 @@ class Results:
                           higher_is_better={m: self.higher_is_better(m) for m in measures},
                           integer={m: self.is_count(m) for m in measures},
                           n={m: {s: self.count(s, m) for s in self.systems if self.has(s, m)} for m in measures},
+                          samples=monte_carlo_samples(test, n_samples),
                           results=self)
 
     def _pairs(self, baseline) -> list[tuple[str, str]]:
@@ -441,6 +463,22 @@ class Results:
         xs = [self.mean(s, x_measure) for s in self.systems]
         ys = [self.mean(s, y_measure) for s in self.systems]
         return plot_tradeoff(dict(zip(self.systems, zip(xs, ys))), x_measure, y_measure, path=path, ax=ax)
+
+
+#: tests whose p-value of a pair is computed from that pair alone (`pairwise_pvalues` column by column)
+PER_PAIR_TESTS = ("t", "wilcoxon", "sign")
+
+
+def _kept(keys: Mapping[str, Hashable] | None, memo) -> Callable[..., Any]:
+    """kept(what, systems, f, *args, **kwargs): f(*args, **kwargs) — kept by `memo` under (what, the systems' keys)
+    when given."""
+
+    def kept(what: tuple, systems: tuple, f: Callable[..., Any], *args, **kwargs) -> Any:
+        if memo is None or keys is None:
+            return f(*args, **kwargs)
+        return memo(("Results.compare", what, tuple(keys[s] for s in systems)), lambda: f(*args, **kwargs))
+
+    return kept
 
 
 def _interval(x, y, opts) -> tuple[float, float]:

@@ -14,25 +14,16 @@ tables are split into column groups and shrunk to the line width when still too 
 
 from __future__ import annotations
 
-import html
 import math
 import re
 from dataclasses import dataclass, field
 
-UP, DOWN = "▲", "▼"
+from recdiv.escape import DOWN, UP, markdown
+from recdiv.escape import html as e
+from recdiv.escape import latex as tex
 
 #: LaTeX packages the tables need (named in the header comment of every LaTeX output)
 LATEX_PACKAGES = ("booktabs", "amssymb", "graphicx")
-
-_MATH = {"α": r"\alpha", "β": r"\beta", "γ": r"\gamma", "δ": r"\delta", "ε": r"\varepsilon", "θ": r"\theta",
-         "λ": r"\lambda", "μ": r"\mu", "π": r"\pi", "ρ": r"\rho", "σ": r"\sigma", "τ": r"\tau", "φ": r"\phi",
-         "Δ": r"\Delta", "±": r"\pm", "×": r"\times", "−": "-", "≤": r"\leq", "≥": r"\geq", "→": r"\rightarrow",
-         "≈": r"\approx", "∞": r"\infty", "·": r"\cdot", "∪": r"\cup", UP: r"\blacktriangle",
-         DOWN: r"\blacktriangledown", "₀": "_0", "₁": "_1", "₂": "_2", "²": "^2", "√": r"\surd"}
-_TEXT = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
-         "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "–": "--", "—": "---", "…": r"\ldots{}",
-         "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", "“": "``", "”": "''", "’": "'",
-         "\u00a0": "~"}
 
 LATEX_MACROS = "\n".join([
     r"\providecommand{\recdivup}{\ensuremath{^{\blacktriangle}}}",
@@ -40,22 +31,6 @@ LATEX_MACROS = "\n".join([
     r"\providecommand{\recdivsig}[1]{\ensuremath{^{\mathrm{#1}}}}",
     r"\providecommand{\recdivbest}[1]{\textbf{#1}}",
 ])
-
-
-def tex(text: str) -> str:
-    """`text` as LaTeX: special characters escaped, Greek letters and symbols as math (``\\ensuremath``), other
-    non-ASCII characters dropped to '?' so that pdflatex never stops on them."""
-    out = []
-    for ch in str(text):
-        if ch in _MATH:
-            out.append(rf"\ensuremath{{{_MATH[ch]}}}")
-        elif ch in _TEXT:
-            out.append(_TEXT[ch])
-        elif ord(ch) < 128:
-            out.append(ch)
-        else:
-            out.append("?")
-    return "".join(out)
 
 
 def latex_header(what: str) -> str:
@@ -95,19 +70,45 @@ class MeansTable:
 
 
 # plain text and Markdown ------------------------------------------------------------------------------------------
-def to_text(t: MeansTable) -> str:
-    rows = [t.head + [t.measure_head(j, True) for j in range(len(t.measures))]]
-    for lead, cells in zip(t.lead, t.cells):
-        rows.append(lead + ["" if c is None else c.text + ("*" if c.best else "") + (" " + c.marker if c.marker
-                                                                                       else "") for c in cells])
-    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
-    lines = ["  ".join(c.ljust(w) if i < len(t.head) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
-             .rstrip() for r in rows]
-    return "\n".join(lines) + "\n" + (f"* best of the column. {t.note}\n" if t.note else "")
+#: the width terminal tables fit (`to_text`): the common terminal width, whatever the current window
+TEXT_WIDTH = 120
+
+
+def to_text(t: MeansTable, width: int = TEXT_WIDTH) -> str:
+    """A terminal table: fixed-width columns, the marker after each value (▲/▼ or letters), `*` after the best of
+    each column and nothing else; measure columns that do not fit `width` continue in further blocks that repeat
+    the leading columns (Markdown, with its `<sup>` tags, is for files)."""
+    head = [t.measure_head(j, True) for j in range(len(t.measures))]
+    n = len(t.measures)
+    best = [any(c is not None and c.best for c in (cells[j] for cells in t.cells)) for j in range(n)]
+    mark = [max([0, *(len(c.marker) for c in (cells[j] for cells in t.cells) if c is not None)]) for j in range(n)]
+    vw = [max([0, *(len(c.text) for c in (cells[j] for cells in t.cells) if c is not None)]) for j in range(n)]
+    body = [["" if c is None else c.text.rjust(vw[j]) + ("*" if c.best else " " if best[j] else "")
+             + c.marker.ljust(mark[j]) for j, c in enumerate(cells)] for cells in t.cells]
+    lead_rows = [t.head, *t.lead]
+    lead_w = [max(len(r[i]) for r in lead_rows) for i in range(len(t.head))]
+    col_w = [max([len(head[j]), *(len(r[j]) for r in body)]) for j in range(len(head))]
+    used = sum(lead_w) + 2 * (len(lead_w) - 1)
+    blocks, cur, at = [], [], used
+    for j, w in enumerate(col_w):
+        if cur and at + 2 + w > width:
+            blocks.append(cur)
+            cur, at = [], used
+        cur.append(j)
+        at += 2 + w
+    blocks.append(cur)
+    out = []
+    for cols in blocks:
+        rows = [[*t.head, *(head[j] for j in cols)]] + [[*lead, *(r[j] for j in cols)]
+                                                         for lead, r in zip(t.lead, body)]
+        widths = [*lead_w, *(col_w[j] for j in cols)]
+        out.append("\n".join("  ".join(c.ljust(w) if i < len(t.head) else c.rjust(w)
+                                        for i, (c, w) in enumerate(zip(r, widths))).rstrip() for r in rows))
+    return "\n\n".join(out) + "\n" + (f"* best of the column. {t.note}\n" if t.note else "")
 
 
 def to_markdown(t: MeansTable) -> str:
-    head = t.head + [t.measure_head(j, True) for j in range(len(t.measures))]
+    head = [markdown(h) for h in t.head + [t.measure_head(j, True) for j in range(len(t.measures))]]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] * len(t.head) + ["---:"] * len(t.measures)) + "|"]
     for lead, cells in zip(t.lead, t.cells):
         out = []
@@ -115,10 +116,10 @@ def to_markdown(t: MeansTable) -> str:
             if c is None:
                 out.append("")
                 continue
-            v = f"**{c.text}**" if c.best else c.text
-            out.append(v + (f"<sup>{c.marker}</sup>" if c.marker else ""))
-        lines.append("| " + " | ".join([*lead, *out]) + " |")
-    return "\n".join(lines) + "\n" + (f"\n{t.note}\n" if t.note else "")
+            v = f"**{markdown(c.text)}**" if c.best else markdown(c.text)
+            out.append(v + (f"<sup>{markdown(c.marker)}</sup>" if c.marker else ""))
+        lines.append("| " + " | ".join([*map(markdown, lead), *out]) + " |")
+    return "\n".join(lines) + "\n" + (f"\n{markdown(t.note)}\n" if t.note else "")
 
 
 # LaTeX --------------------------------------------------------------------------------------------------------------
@@ -173,7 +174,6 @@ def latex_label(*parts: str) -> str:
 def to_html(t: MeansTable, *, details: bool = True) -> str:
     """A table in a horizontally scrolling wrapper; best values bold, markers as superscripts, CIs and p-values
     in smaller type under each mean (class ``detail``), everything also in the cell's hover title."""
-    e = html.escape
     arrows = [t.measure_head(j, True) for j in range(len(t.measures))]
     head = "".join(f"<th>{e(h)}</th>" for h in t.head)
     ups = [not t.directions or t.directions[j] for j in range(len(t.measures))]
@@ -210,9 +210,13 @@ def fmt_value(v: float, digits: int = 4, integer: bool = False) -> str:
     return f"{v:.{digits}f}"
 
 
-def fmt_p(p: float) -> str:
+def fmt_p(p: float, samples: int = 0) -> str:
+    """A p-value for a table; with the B `samples` of a Monte Carlo test, one below its resolution 1/B (a count of
+    0) is "< 1/B", never 0."""
     if p is None or not math.isfinite(p):
         return "–"
+    if samples and p < 1.0 / samples:
+        return f"< 1/{samples}"
     if p < 1e-4:
         return "<0.0001"
     return f"{p:.4f}" if p < 0.001 else f"{p:.3f}"

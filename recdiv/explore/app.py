@@ -5,10 +5,15 @@ carries the whole state in its query string (`recdiv.explore.state`).
     GET /static/NAME          explore.js, explore.css, plotly.min.js (from the installed plotly package)
     GET /api/options?STATE    what the controls offer for the state's dataset
     GET /api/view?STATE       lists of the state's user and the population measures
-    GET /api/curve?STATE&x=M&y=M   the trade-off curve over each configuration's parameter
+    GET /api/curve?STATE&x=M&y=M[&only=A]   the trade-off curve over each configuration's parameter
     GET /api/experiment.toml?STATE  the state as an experiment `recdiv run` reproduces
     GET /api/run.trec?STATE&system=baseline|A|B   a system's lists as a TREC run
     GET /api/jobs             long builds in progress (fitting a baseline)
+
+Work: requests are answered by a fixed pool of compute threads (`workers`) in the order they come. A page sends
+its session (a random id) with its requests; a request that still waits for a thread when a newer one of the same
+session and kind arrives is dropped (status 204: the page shows only the newest state), as is one whose client
+went away; beyond `MAX_WAITING` waiting requests the explorer answers 503 (busy) at once rather than queue.
 
 Safety: with a token (`recdiv explore --host` other than loopback), every request must carry it (query `token=`,
 header ``X-Recdiv-Token`` or the cookie the page sets); without one, only requests addressed to a loopback host
@@ -22,8 +27,12 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import itertools
 import logging
+import re
+import threading
 import traceback
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from typing import Any
@@ -34,7 +43,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from recdiv.errors import RecdivError
+from recdiv.errors import ConfigError, RecdivError
 from recdiv.explore import views
 from recdiv.explore.engine import Engine
 from recdiv.explore.page import page_html
@@ -46,11 +55,41 @@ STATIC = {"explore.js": "text/javascript; charset=utf-8", "explore.css": "text/c
           "plotly.min.js": "text/javascript; charset=utf-8"}
 COOKIE = "recdiv_token"
 #: query keys that are not part of a state
-EXTRA = ("token", "x", "y", "system")
+EXTRA = ("token", "x", "y", "only", "system", "session")
+#: requests waiting for a compute thread at most (more are answered 503 at once)
+MAX_WAITING = 256
+_SESSION = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 class Gone(Exception):
-    """The client closed the request before its work started (a newer state replaced it)."""
+    """The client closed the request, or a newer one of its session came, before its work started."""
+
+
+class Busy(Exception):
+    """Too many requests wait for a compute thread."""
+
+
+class Latest:
+    """The newest request of each (session, kind), by ticket number (a bounded table: the oldest sessions go)."""
+
+    def __init__(self, size: int = 4096):
+        self.size = size
+        self._n = itertools.count(1)
+        self._latest: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def take(self, key) -> int:
+        with self._lock:
+            n = next(self._n)
+            self._latest[key] = n
+            self._latest.move_to_end(key)
+            while len(self._latest) > self.size:
+                self._latest.popitem(last=False)
+            return n
+
+    def superseded(self, key, n: int) -> bool:
+        with self._lock:
+            return self._latest.get(key, n) > n
 
 
 class App:
@@ -61,6 +100,10 @@ class App:
         self.defaults = defaults
         self.token = token
         self.pool = ThreadPoolExecutor(workers, thread_name_prefix="recdiv-explore")
+        self.latest = Latest()
+        self.dropped = 0  # requests dropped because a newer one of their session came (for the benchmarks)
+        self._waiting = 0
+        self._lock = threading.Lock()
         routes = [Route("/", self.page), Route("/static/{name}", self.static),
                   Route("/api/options", self.options), Route("/api/view", self.view),
                   Route("/api/curve", self.curve), Route("/api/experiment.toml", self.toml),
@@ -81,15 +124,36 @@ class App:
         return from_query(pairs, self.defaults)
 
     async def compute(self, request: Request, work) -> Any:
-        """Run `work` on a compute thread; give up (without computing) if the client went away while it waited."""
-        fut = self.pool.submit(work)
+        """Run `work` on a compute thread; give up (without computing) if the client went away or a newer request
+        of its session and kind came while it waited."""
+        session = request.query_params.get("session")
+        if session is not None and not _SESSION.match(session):
+            raise ConfigError("session: expected 1 to 64 letters, digits, '-' or '_'")
+        key = (session, request.url.path)
+        ticket = self.latest.take(key) if session else 0
+        with self._lock:
+            if self._waiting >= MAX_WAITING:
+                raise Busy(f"the explorer is busy ({self._waiting} requests wait for it); try again in a moment")
+            self._waiting += 1
+
+        def run():
+            with self._lock:
+                self._waiting -= 1
+            if ticket and self.latest.superseded(key, ticket):
+                with self._lock:
+                    self.dropped += 1
+                raise Gone
+            return work()
+
+        fut = self.pool.submit(run)
         waiter = asyncio.wrap_future(fut)
         while True:
             done, _ = await asyncio.wait({waiter}, timeout=0.05)
             if done:
                 return waiter.result()
-            if not fut.running() and await request.is_disconnected():
-                fut.cancel()
+            if not fut.running() and await request.is_disconnected() and fut.cancel():
+                with self._lock:
+                    self._waiting -= 1
                 raise Gone
 
     async def answer(self, request: Request, work, kind: str = "json") -> Response:
@@ -97,6 +161,8 @@ class App:
             result = await self.compute(request, work)
         except Gone:
             return Response(status_code=204)
+        except Busy as e:
+            return _error(str(e), 503)
         except RecdivError as e:
             return _error(str(e), 400)
         except Exception as e:  # a bug: one line in the page, the traceback on the terminal only
@@ -153,9 +219,10 @@ class App:
 
     async def curve(self, request: Request) -> Response:
         x, y = request.query_params.get("x") or None, request.query_params.get("y") or None
+        only = request.query_params.get("only") or None
 
         def work():
-            return views.curve(self.engine, self.engine.prepare(self.state(request)), x, y)
+            return views.curve(self.engine, self.engine.prepare(self.state(request)), x, y, only)
 
         return await self.answer(request, work)
 
@@ -180,7 +247,7 @@ class App:
         return await self.answer(request, work, kind="file")
 
     async def jobs(self, request: Request) -> Response:
-        return JSONResponse({"jobs": self.engine.jobs.running()})
+        return JSONResponse({"jobs": self.engine.jobs.running(), "dropped": self.dropped})
 
 
 #: the page loads its own script, style and plotly.js only; nothing from another origin

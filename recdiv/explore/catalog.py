@@ -106,6 +106,11 @@ class Catalog:
                 sides[name] = None
                 continue
             reranker = self.component("reranker", d.reranker)
+            from recdiv.diversifiers.registry import RERANKERS
+
+            if "item_groups" in RERANKERS.get(reranker).NEEDS:
+                raise ConfigError(f"configuration {name.upper()}: {reranker} needs item groups (a protected group of "
+                                  "items), which the explorer does not provide; use recdiv rerank --item-groups FILE")
             if d.aspects is not None and d.aspects not in spaces:
                 raise ConfigError(f"configuration {name.upper()}: aspect space {d.aspects!r} is not one of "
                                   f"{', '.join(spaces) or 'none (this dataset has no item attributes)'}")

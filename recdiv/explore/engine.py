@@ -30,7 +30,7 @@ import numpy as np
 
 from recdiv.explore.catalog import Catalog
 from recdiv.explore.experiment import checked_experiment
-from recdiv.explore.state import State
+from recdiv.explore.state import MAX_DEPTH, State
 
 
 class Memo:
@@ -164,6 +164,7 @@ class Engine:
         self._scores = Memo(systems * 4)
         self._items = Memo(4)
         self._views = Memo(systems)
+        self._statistics = Memo(systems * 48)  # intervals and p-values of `Results.compare` (views.population)
         self._local = threading.local()
 
     # data ------------------------------------------------------------------------------------------------------
@@ -225,13 +226,24 @@ class Engine:
         return self._models.get(key, lambda: self.jobs.run(what, fit)), key
 
     def candidates(self, p: Prepared):
-        """The baseline's top-n candidates of the evaluated users."""
+        """The baseline's top-n candidates of the evaluated users: the first n of its top `MAX_DEPTH`, computed
+        once per model and population (`recommend` orders by score, then by item id: its top n is the first n of
+        any deeper top list, so a change of n costs no new scores)."""
+        from recdiv.data.rankings import Rankings
+
         r = p.config.recommenders[0]
         model, mkey = self.model(p, r.name, r.params)
         m = p.config.metrics
-        key = (mkey, p.config.candidates.n, m.threshold, m.population)
-        return self._candidates.get(key, lambda: model.recommend(self.users(p), p.config.candidates.n,
-                                                                 exclude=p.data.split.train)), key
+        n = p.config.candidates.n
+        deep = self._candidates.get((mkey, MAX_DEPTH, m.threshold, m.population), lambda: model.recommend(
+            self.users(p), MAX_DEPTH, exclude=p.data.split.train))
+        key = (mkey, n, m.threshold, m.population)
+
+        def first_n():
+            return Rankings(deep.users, np.ascontiguousarray(deep.items[:, :n]),
+                            np.ascontiguousarray(deep.scores[:, :n]), deep.user_vocab, deep.item_vocab)
+
+        return deep if n >= deep.k else self._candidates.get(key, first_n), key
 
     def space(self, p: Prepared, name: str):
         """(aspect space, item factors or None, similarity) of the experiment's aspect space `name`, in the form
@@ -266,33 +278,40 @@ class Engine:
         return ctxs[key]
 
     def rerank_context(self, p: Prepared, space_name: str | None):
-        from recdiv.experiment.tasks.spaces import similarity_for
         from recdiv.models.context import Context
 
-        space = factors = similarity = None
-        skey = None
+        space = factors = cfg = skey = None
         if space_name is not None:
             space, factors, cfg, skey = self.space(p, space_name)
-            similarity = similarity_for(cfg.similarity, space, factors, p.data.split.train, cfg.kind)
-        key = ("rerank", p.data.key, skey, p.config.seed)
-        return self._context(key, lambda: Context(train=p.data.split.train, aspects=space, similarity=similarity,
-                                                  seed=p.config.seed, threads=self.threads))
+        groups, gkey = self.item_groups(p)
+        key = ("rerank", p.data.key, skey, p.config.seed, gkey)
+        return self._context(key, lambda: Context(
+            train=p.data.split.train, aspects=space, seed=p.config.seed, threads=self.threads, item_groups=groups,
+            similarity=_similarity(cfg and cfg.similarity, space, factors, p.data.split.train, cfg)))
+
+    def item_groups(self, p: Prepared):
+        """(item groups, their key) of the experiment's `item_groups` space (FAIR, AWRF, GroupExposure), or
+        (None, None)."""
+        if p.config.item_groups is None:
+            return None, None
+        space, _, _, key = self.space(p, p.config.item_groups)
+        return space, key
 
     def eval_context(self, p: Prepared):
-        from recdiv.experiment.tasks.spaces import similarity_for
         from recdiv.models.context import Context
 
         m = p.config.metrics
         name = p.config.evaluation_aspects
-        space = similarity = None
-        skey = None
+        space = factors = cfg = skey = None
         if name is not None:
             space, factors, cfg, skey = self.space(p, name)
-            similarity = similarity_for(m.similarity or cfg.similarity, space, factors, p.data.split.train, cfg.kind)
-        key = ("eval", p.data.key, skey, m.threshold, m.population, m.similarity)
-        return self._context(key, lambda: Context(threshold=m.threshold, population=m.population,
-                                                  train=p.data.split.train, aspects=space, similarity=similarity,
-                                                  scale=p.data.split.train.scale, threads=self.threads)), key
+        groups, gkey = self.item_groups(p)
+        key = ("eval", p.data.key, skey, m.threshold, m.population, m.similarity, gkey)
+        return self._context(key, lambda: Context(
+            threshold=m.threshold, population=m.population, train=p.data.split.train, aspects=space,
+            scale=p.data.split.train.scale, threads=self.threads, item_groups=groups,
+            similarity=_similarity(cfg and (m.similarity or cfg.similarity), space, factors, p.data.split.train,
+                                   cfg))), key
 
     # systems ----------------------------------------------------------------------------------------------------
     def diversifier(self, p: Prepared, label: str):
@@ -321,6 +340,10 @@ class Engine:
     def memo(self, key, build: Callable[[], Any]):
         """A view part kept for the next request that asks for the same (population tables, user lists)."""
         return self._views.get(key, build)
+
+    def statistics(self, key, build: Callable[[], Any]):
+        """The memo of `Results.compare` (`keys=`, `memo=`): its intervals and p-values, kept per system."""
+        return self._statistics.get(key, build)
 
     def trace(self, p: Prepared, label: str, cands, row: int):
         """`GreedyReranker.trace` of configuration `label` for the user at `row` of the candidates (None for a
@@ -367,6 +390,16 @@ class Engine:
                     np.asarray(result.user_values("system", m), dtype=np.float64)
                 out[text] = self._scores.put((rkey, ekey, text), value)
         return {m: out[m] for m in measures}
+
+
+def _similarity(name, space, factors, train, cfg):
+    """The similarity `recdiv run` gives a context over `space` (None without a space); built only with a new
+    context."""
+    if cfg is None:
+        return None
+    from recdiv.experiment.tasks.spaces import similarity_for
+
+    return similarity_for(name, space, factors, train, cfg.kind)
 
 
 def stored(space, items, factors):

@@ -52,6 +52,13 @@ def experiment_of(state: State, catalog: Catalog, dataset, threshold: float) -> 
                                "population": state.population}
     if metric_space:
         metrics["aspects"] = metric_space
+    from recdiv.eval import parse_measure
+
+    grouped = [d.reranker for d in state.configs().values() if "item_groups" in RERANKERS.get(d.reranker).NEEDS] + \
+        [m for m in state.measures if "item_groups" in parse_measure(m).NEEDS]
+    if grouped and metric_space is None:
+        raise ConfigError(f"{', '.join(grouped)} need item groups, and dataset {state.dataset!r} has no item "
+                          "attributes")
     st = {"test": "wilcoxon", "baseline": "recommender", "correction": "holm", "alpha": 0.05, **catalog.statistics}
     return {
         "name": "explore", "description": "exported by recdiv explore", "seed": state.seed,
@@ -61,6 +68,7 @@ def experiment_of(state: State, catalog: Catalog, dataset, threshold: float) -> 
                                                                                "baseline")}],
         "candidates": {"n": state.n, "k": state.k},
         "aspects": [spaces[s] for s in used],
+        **({"item_groups": metric_space} if grouped else {}),  # the groups: the dataset's explicit space
         "diversifiers": divs,
         "metrics": metrics,
         "statistics": st,

@@ -3,9 +3,8 @@ ever go into text nodes), plotly.js (served from the installed plotly package) d
 
 from __future__ import annotations
 
-import html
-
 from recdiv import __version__
+from recdiv.escape import html
 
 _PAGE = """<!doctype html>
 <html lang="en">
@@ -119,5 +118,5 @@ _PAGE = """<!doctype html>
 
 def page_html(state: str, problem: str | None = None) -> str:
     """The page; `state` is the query of the view to show first, `problem` a message to show at once."""
-    return _PAGE.format(state=html.escape(state, quote=True), problem=html.escape(problem or "", quote=True),
-                        version=html.escape(__version__))
+    return _PAGE.format(state=html(state), problem=html(problem or ""),
+                        version=html(__version__))

@@ -22,6 +22,9 @@ if TYPE_CHECKING:  # imported where used: `recdiv explore --help` imports neithe
 DEFAULT_PORT = 8765
 DEFAULT_RECOMMENDER = "user-knn"
 DEFAULT_N, DEFAULT_K = 100, 10
+#: seconds an idle connection stays open (uvicorn's default 5 s closes a thinking student's connection, and a
+#: request sent as it closes is reset)
+KEEP_ALIVE = 75
 
 
 def default_measures(k: int, has_aspects: bool) -> tuple[str, ...]:
@@ -176,7 +179,7 @@ def serve(catalog: Catalog, defaults: State, *, host: str = "127.0.0.1", port: i
     check_port(host, port)
     app = make_app(catalog, defaults, token=token, log=log)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="off",
-                            timeout_graceful_shutdown=3)
+                            timeout_graceful_shutdown=3, timeout_keep_alive=KEEP_ALIVE)
     server = uvicorn.Server(config)
     shown = f"[{host}]" if ":" in host else host
     query = to_query(defaults) + (f"&token={token}" if token else "")
@@ -188,6 +191,7 @@ def serve(catalog: Catalog, defaults: State, *, host: str = "127.0.0.1", port: i
         _wait_started(server)
         warm.start()
         return Served(url, server, thread, app)
+    one_native_thread()
     print(f"recdiv explore: {url}", file=sys.stderr)
     if token:
         print("recdiv explore: anyone who can reach this address and has the link (with its token) can use the "
@@ -205,6 +209,23 @@ def serve(catalog: Catalog, defaults: State, *, host: str = "127.0.0.1", port: i
         app.close()
     print("recdiv explore: stopped", file=sys.stderr)
     return Served(url, server, None, app)
+
+
+NATIVE_THREAD_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def one_native_thread() -> None:
+    """BLAS on one thread in this process, as in `recdiv run`'s workers: the server's compute workers are the
+    parallelism (a bootstrap interval's 1000 × n product takes 1.4 ms on one thread and 30 ms with two threads
+    per worker spinning against each other on a busy machine); the values do not depend on it
+    (tests/explore/test_equal_cli.py computes the explorer's side with one thread)."""
+    import os
+
+    from threadpoolctl import threadpool_limits
+
+    for var in NATIVE_THREAD_ENV:  # the libraries loaded later (SciPy's own OpenBLAS)
+        os.environ[var] = "1"
+    threadpool_limits(1, user_api="blas")  # and those loaded already
 
 
 def free_port() -> int:
@@ -241,12 +262,15 @@ def _wait_started(server, timeout: float = 20.0) -> None:
 
 
 def _warm(app, state: State) -> None:
-    """Load the first view's dataset and fit its baseline before the browser asks (errors show in the page)."""
+    """Compute the first view before the browser asks: load its dataset, fit its baseline, its lists, table and
+    trade-off curve (errors show in the page)."""
     from recdiv.explore import views
 
     try:
         p = app.engine.prepare(state)
         views.population(app.engine, p)
+        views.user_view(app.engine, p)
+        views.curve(app.engine, p)  # its grid's lists and measures: a λ move onto the grid is then a lookup
     except Exception:  # the page reports the same problem when it asks
         pass
 

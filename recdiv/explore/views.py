@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from recdiv.errors import ConfigError
+from recdiv.escape import visible
 from recdiv.explore.catalog import tradeoff_parameter
 from recdiv.explore.engine import Engine, Prepared
 
@@ -41,7 +42,7 @@ def labels(p: Prepared) -> dict[str, str]:
     for d in p.config.diversifiers:
         over = f" over {d.aspects[0]}" if d.aspects else ""
         out[d.label] = f"{d.label}: {d.name}" + (f"({_params(d.params)})" if d.params else "") + over
-    return out
+    return {k: visible(v) for k, v in out.items()}  # shown as text; control characters visible (recdiv.escape)
 
 
 def systems(p: Prepared) -> list[str]:
@@ -70,12 +71,15 @@ def population(engine: Engine, p: Prepared) -> dict[str, Any]:
     next request of the same systems (a user change)."""
     ranks = _rankings(engine, p)
     st = p.config.statistics
-    key = ("population", tuple(k for _, k in ranks.values()), engine.eval_context(p)[1], p.state.measures,
+    ekey = engine.eval_context(p)[1]
+    key = ("population", tuple(k for _, k in ranks.values()), ekey, p.state.measures,
            st.model_dump_json(), p.config.seed, p.config.report.confidence)
-    return engine.memo(key, lambda: _population(engine, p, ranks))
+    return engine.memo(key, lambda: _population(engine, p, ranks, ekey))
 
 
-def _population(engine: Engine, p: Prepared, ranks: dict[str, tuple]) -> dict[str, Any]:
+def _population(engine: Engine, p: Prepared, ranks: dict[str, tuple], ekey) -> dict[str, Any]:
+    """The table of `Results.compare`, whose intervals and p-values are kept per system (and pair) in the
+    engine's statistics memo: a new λ of A computes A's intervals and tests only."""
     from recdiv.eval.results import Results
 
     measures = list(p.state.measures)
@@ -87,7 +91,8 @@ def _population(engine: Engine, p: Prepared, ranks: dict[str, tuple]) -> dict[st
     res = Results(per_user, system_values=system if any(system.values()) else None)
     base = {s: (None if s == "baseline" else "baseline") for s in res.systems}
     cmp = res.compare(baseline=base, test=st.test, correction=correction, alpha=st.alpha, seed=p.config.seed,
-                      ci="bootstrap", ci_samples=CI_SAMPLES, confidence=p.config.report.confidence)
+                      ci="bootstrap", ci_samples=CI_SAMPLES, confidence=p.config.report.confidence,
+                      keys={s: (key, ekey) for s, (_, key) in ranks.items()}, memo=engine.statistics)
     rows = []
     for m in measures:
         for s in res.systems:
@@ -101,7 +106,7 @@ def _population(engine: Engine, p: Prepared, ranks: dict[str, tuple]) -> dict[st
             rows.append(row)
     n_users = len(engine.users(p))
     return {"rows": rows, "test": st.test, "correction": correction, "alpha": st.alpha, "users": n_users,
-            "note": cmp.note()}
+            "note": cmp.note(intervals=True)}
 
 
 # one user -------------------------------------------------------------------------------------------------------
@@ -181,7 +186,8 @@ def user_view(engine: Engine, p: Prepared) -> dict[str, Any]:
 
 def _item(items, item_id, **extra) -> dict[str, Any]:
     title, aspects = items.describe(item_id)
-    return {"item": str(item_id), "title": title, "aspects": list(aspects), **extra}
+    # titles and aspect names from data files: shown as text nodes, their control characters visible
+    return {"item": str(item_id), "title": visible(title), "aspects": [visible(a) for a in aspects], **extra}
 
 
 def _mark_changes(entries: list[dict], got: np.ndarray, base: np.ndarray) -> None:
@@ -210,11 +216,19 @@ def _add_terms(engine: Engine, p: Prepared, label: str, cands, row: int, got: np
 
 
 # the trade-off curve ----------------------------------------------------------------------------------------------
-def curve(engine: Engine, p: Prepared, x: str | None = None, y: str | None = None) -> dict[str, Any]:
-    """The mean of measure y against measure x for the baseline and each configuration over the grid 0, 0.1, …, 1
-    of its trade-off parameter (`tradeoff_parameter`), the current point marked; a plotly figure."""
+def curve(engine: Engine, p: Prepared, x: str | None = None, y: str | None = None,
+          only: str | None = None) -> dict[str, Any]:
+    """The mean of measure y against measure x for the baseline and each configuration (or configuration `only`)
+    over the grid 0, 0.1, …, 1 of its trade-off parameter (`tradeoff_parameter`), the current point marked; a
+    plotly figure. The page asks for the first configuration's curve, then for both (each point is kept: the
+    second asks only for the other configuration's)."""
     from recdiv.diversifiers.registry import RERANKERS
     from recdiv.eval.charts import Chart, Series, to_plotly
+
+    labels = [d.label for d in p.config.diversifiers]
+    if only is not None and only not in labels:
+        raise ConfigError(f"curve of configuration {only!r}: the configurations shown are "
+                          f"{', '.join(labels) or 'none'}")
 
     info = {i["name"]: i for i in measure_info(list(p.state.measures))}
     per_user = [m for m, i in info.items() if i["kind"] == "per-user"]
@@ -235,15 +249,17 @@ def curve(engine: Engine, p: Prepared, x: str | None = None, y: str | None = Non
     chart = Chart("Trade-off over the population", _axis(x, info[x]), _axis(y, info[y]), height=440)
     bx, by = mean(None)
     chart.series.append(Series("baseline", [bx], [by], mode="markers", emphasis=True,
-                               hover=[f"baseline<br>{x} = {bx:.4f}<br>{y} = {by:.4f}"]))
+                               hover=[f"baseline\n{x} = {bx:.4f}\n{y} = {by:.4f}"]))
     points: dict[str, Any] = {"baseline": [[bx, by]]}
     grid = [round(i / (CURVE_POINTS - 1), 10) for i in range(CURVE_POINTS)]
     for d in p.config.diversifiers:
+        if only is not None and d.label != only:
+            continue
         param = tradeoff_parameter(RERANKERS.get(d.name).Config)
         if param is None:
             cx, cy = mean(d.label)
             chart.series.append(Series(f"{d.label}: {d.name}", [cx], [cy], mode="markers", labels=[d.label],
-                                       hover=[f"{d.label}<br>{x} = {cx:.4f}<br>{y} = {cy:.4f}"]))
+                                       hover=[f"{d.label}\n{x} = {cx:.4f}\n{y} = {cy:.4f}"]))
             points[d.label] = [[cx, cy]]
             continue
         xs, ys, hover, marks = [], [], [], []
@@ -252,15 +268,16 @@ def curve(engine: Engine, p: Prepared, x: str | None = None, y: str | None = Non
             cx, cy = mean(d.label, {param: v})
             xs.append(cx)
             ys.append(cy)
-            hover.append(f"{d.label}: {d.name} {param} = {v:g}<br>{x} = {cx:.4f}<br>{y} = {cy:.4f}")
+            hover.append(f"{d.label}: {d.name} {param} = {v:g}\n{x} = {cx:.4f}\n{y} = {cy:.4f}")
             marks.append(f"{d.label}: {param}={v:g}" if v in (grid[0], grid[-1]) else "")
         chart.series.append(Series(f"{d.label}: {d.name} over {param}", xs, ys, hover=hover, labels=marks))
         cx, cy = mean(d.label)
         chart.series.append(Series(f"{d.label} now ({param} = {current:g})", [cx], [cy], mode="markers",
                                    labels=[f"{d.label} {param}={current:g}"],
-                                   hover=[f"{d.label} now: {param} = {current:g}<br>{x} = {cx:.4f}<br>{y} = {cy:.4f}"]))
+                                   hover=[f"{d.label} now: {param} = {current:g}\n{x} = {cx:.4f}\n{y} = {cy:.4f}"]))
         points[d.label] = [[a, b] for a, b in zip(xs, ys)]
-    return {"x": x, "y": y, "figure": to_plotly(chart), "points": points, "grid": grid}
+    return {"x": x, "y": y, "figure": to_plotly(chart), "points": points, "grid": grid,
+            "complete": only is None or labels == [only]}
 
 
 def _axis(measure: str, info: dict[str, Any]) -> str:

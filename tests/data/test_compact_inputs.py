@@ -100,13 +100,13 @@ def test_write_rankings_equals_frame_writer(tmp_path):
     assert (tmp_path / "a").read_text().splitlines()[0] == "u1 Q0 10 1 0.10000000000000001 sys"
 
 
-def test_rerank_names_the_line_of_an_unknown_candidate(tmp_path, capsys):
+def test_rerank_takes_a_candidate_missing_from_the_aspect_file_as_featureless(tmp_path, capsys):
     from recdiv.cli import main
 
     (tmp_path / "run").write_text("u1 Q0 a 1 0.9 s\n# note\nu1 Q0 zz 2 0.8 s\n")
     (tmp_path / "asp").write_text("a\tx\n")
     rc = main(["rerank", str(tmp_path / "run"), "--method", "MMR", "--aspects", str(tmp_path / "asp"), "-o",
                str(tmp_path / "out")])
-    assert rc == 2
-    assert f"{tmp_path / 'run'}:3: item 'zz' is not in the aspect file" in capsys.readouterr().err
-    assert not (tmp_path / "out").exists()
+    assert rc == 0
+    assert "1 candidate item not in the aspect file: without features" in capsys.readouterr().err
+    assert [line.split()[2] for line in (tmp_path / "out").read_text().splitlines()] == ["a", "zz"]

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from recdiv import DataError
+from recdiv import DataError, outputs
 from recdiv.data import Attribute, Dataset, Interactions, Qrels, Rankings, Split, Vocab, textio, top_k
 from recdiv.data.qrels import lookup_csr
 
@@ -237,7 +237,7 @@ def test_textio_empty_missing_and_bad_encoding(tmp_path):
 def test_atomic_write_leaves_old_file_on_error(tmp_path):
     p = tmp_path / "out.txt"
     p.write_text("old")
-    with pytest.raises(RuntimeError), textio.atomic_write(p) as fh:
+    with pytest.raises(RuntimeError), outputs.atomic_write(p) as fh:
         fh.write("partial")
         raise RuntimeError("boom")
     assert p.read_text() == "old" and list(tmp_path.iterdir()) == [p]

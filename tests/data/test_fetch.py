@@ -135,10 +135,22 @@ def test_pinned_files_are_verified_before_anything_is_unpacked(pinned_lastfm, tm
 
 
 def test_with_a_verified_archive_every_member_is_unpacked(pinned_lastfm, tmp_path):
-    payload = _zip({**pinned_lastfm, "extra.dat": b"x"}, None)
+    payload = _zip({**pinned_lastfm, "user_taggedartists-timestamps.dat": b"x"}, None)
     out = fetch_mod.fetch("lastfm-2k", tmp_path, sha256=_sha(payload), opener=lambda url: io.BytesIO(payload),
                           echo=lambda s: None)
-    assert sorted(p.name for p in out.iterdir()) == ["extra.dat", "readme.txt", "user_artists.dat"]
+    assert sorted(p.name for p in out.iterdir()) == ["readme.txt", "user_artists.dat",
+                                                     "user_taggedartists-timestamps.dat"]
+
+
+@pytest.mark.parametrize("sha", [False, True])
+def test_an_archive_with_a_file_the_release_does_not_have_is_refused(pinned_lastfm, tmp_path, sha):
+    """The listing of a pinned release is known: an extra member means another or an altered archive, refused
+    before anything is unpacked — even when the archive's checksum is given."""
+    payload = _zip({**pinned_lastfm, "extra.sh": b"#!/bin/sh\nrm -rf ~\n"}, None)
+    with pytest.raises(DataError, match=r"holds files the hetrec2011-lastfm-2k release does not have \(extra\.sh\)"):
+        fetch_mod.fetch("lastfm-2k", tmp_path / "d", sha256=_sha(payload) if sha else None,
+                        opener=lambda url: io.BytesIO(payload), echo=lambda s: None)
+    assert not (tmp_path / "d").exists()
 
 
 def test_fetch_errors(tmp_path):

@@ -214,7 +214,7 @@ def test_cli_convert_eval_and_per_user_out(files, tmp_path):
     assert np.array_equal(ap["value"].to_numpy(), base.per_user["run"]["AP"])
     assert ap["user"].astype(str).tolist() == [str(u) for u in base.users]
     bad = subprocess.run([*recdiv, "convert", str(trec_run), str(trec_run)], capture_output=True, text=True)
-    assert bad.returncode == 2 and "would overwrite the input" in bad.stderr and "Traceback" not in bad.stderr
+    assert bad.returncode == 2 and "is an input of this command" in bad.stderr and "Traceback" not in bad.stderr
     bad = subprocess.run([*recdiv, "eval", str(trec_qrels), str(trec_run), "--per-user-out", str(tmp_path / "u.xls")],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "name the per-user output .parquet" in bad.stderr

@@ -57,11 +57,42 @@ def test_rerank_errors(tmp_path, capsys, args, message):
     assert message in capsys.readouterr().err
 
 
-def test_unknown_item_names_file_and_line(tmp_path, capsys):
-    run, asp, train = _files(tmp_path, "u Q0 zz 6 0.4 base\n")
-    assert main(["rerank", str(run), "--method", "MMR", "--aspects", str(asp), "--train", str(train),
-                 "-o", str(tmp_path / "o.run")]) == 2
-    assert "cands.run:6: item 'zz'" in capsys.readouterr().err
+@pytest.mark.parametrize("method", ["MMR", "xQuAD", "IASelect"])
+def test_a_candidate_no_file_describes_is_an_item_without_features(tmp_path, capsys, method):
+    """A candidate missing from the aspect (and training) file is an item with an empty feature set, as RankSys takes
+    it, for every reranker: the same lists as when the training file lists it (known, without aspects)."""
+    run, asp, train = _files(tmp_path, "u Q0 zz 6 0.95 base\n")
+    knows = tmp_path / "train-knows-zz.tsv"
+    knows.write_text(train.read_text() + "v\tzz\t3\n")
+    outs = []
+    for t in (train, knows):
+        outs.append(tmp_path / f"{t.stem}.run")
+        assert main(["rerank", str(run), "--method", method, "--aspects", str(asp), "--train", str(t),
+                     "-k", "6", "-o", str(outs[-1])]) == 0
+    assert outs[0].read_text() == outs[1].read_text()
+    assert "1 candidate item in none of the aspect file, the training file: without features" in \
+        capsys.readouterr().err
+    listed = read_trec_run(outs[0])["item"].tolist()
+    assert sorted(listed) == ["c1", "c2", "c3", "c4", "c5", "zz"]
+    if method == "MMR":  # the best score goes first; after it a featureless item has no defined objective: last
+        assert listed[0] == "zz" and listed[-1] != "zz"
+
+
+def test_mmr_over_aspects_alone_takes_an_undescribed_candidate(tmp_path, capsys):
+    run, asp, _ = _files(tmp_path, "u Q0 zz 6 0.4 base\n")
+    out = tmp_path / "o.run"
+    assert main(["rerank", str(run), "--method", "MMR", "--aspects", str(asp), "-k", "6", "-o", str(out)]) == 0
+    assert "1 candidate item not in the aspect file: without features" in capsys.readouterr().err
+    assert read_trec_run(out)["item"].tolist()[-1] == "zz"
+
+
+def test_a_factor_file_that_describes_no_candidate_is_refused(tmp_path, capsys):
+    run, _, _ = _files(tmp_path)
+    fac = tmp_path / "factors.tsv"
+    fac.write_text("x1\t0.1\t0.2\nx2\t0.3\t0.1\n")
+    assert main(["rerank", str(run), "--method", "MMR", "--factors", str(fac), "-o", str(tmp_path / "o.run")]) == 2
+    assert "no candidate item of" in capsys.readouterr().err
+    assert not (tmp_path / "o.run").exists()
 
 
 def test_rerank_similarity_jaccard(tmp_path):

@@ -146,3 +146,15 @@ def test_factor_file_round_trip_and_errors(tmp_path):
     (tmp_path / "dup.tsv").write_text("# factors\na\t1\na\t2\n")
     with pytest.raises(DataError, match=r"dup\.tsv:3: item 'a' is given twice"):
         read_item_factors_tsv(tmp_path / "dup.tsv")
+
+
+@pytest.mark.parametrize(("method", "param"), [("MMR", "norm=none"), ("MSD", "norm=none"), ("DPP", "norm=zscore")])
+def test_norm_none_and_zscore_from_the_command_line(setup, capsys, method, param):
+    """`--param norm=none` reads as a null value (`none` is also JSON's null in params), and a choice that includes
+    the name "none" takes it as that name; DPP also weighs z-scores (Pyversity's DPP convention)."""
+    d, _, space, _, cands = setup
+    run, err = _rerank(setup, capsys, "--method", method, "--aspects", d / "aspects.tsv", "--param", param)
+    value = param.split("=")[1]
+    assert f"norm={value}" in err
+    assert _lists(run) == _expected(cands, 5, make_reranker(method, norm=value), aspects=space)
+    assert _lists(run) != _expected(cands, 5, make_reranker(method), aspects=space)  # the option moved the lists

@@ -57,3 +57,13 @@ def test_import_errors_name_the_real_problem(tmp_path, monkeypatch):
         load_object("brokenmod:A", "reranker")
     with pytest.raises(ConfigError, match=r"no module 'elsewhere_xyz' on the path: install .*PYTHONPATH"):
         load_object("elsewhere_xyz:A", "reranker")
+
+
+def test_notebook_02_uses_the_kit_and_module_class():
+    """Notebook 02 tests its reranker with recdiv.testing and uses it as module:Class (never by editing recdiv)."""
+    source = (REPO_ROOT / "notebooks" / "src" / "02-write-your-own-reranker.py").read_text(encoding="utf-8")
+    assert "from recdiv.testing import" in source and "check_against_loop(" in source and "check_reranker(" in source
+    assert "--method newgenre:NewGenre" in source and "PYTHONPATH=. recdiv" in source
+    assert "registry.py" not in source and "Register your class" not in source
+    page = PAGE.read_text(encoding="utf-8")
+    assert "from recdiv.testing import" in page and "tests." not in page.replace("tests/", "")

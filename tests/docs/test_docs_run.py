@@ -24,6 +24,21 @@ def _id(path) -> str:
     return str(path.relative_to(REPO_ROOT))
 
 
+@pytest.fixture
+def registries_as_they_were():
+    """The pages register example components (docs/architecture.md's DHits measure) in this process: the tests
+    that run after them in the same worker see the registries as they were (tests/eval/test_measure.py lists and
+    registers measures)."""
+    from recdiv.algorithms.registry import RECOMMENDERS
+    from recdiv.diversifiers.registry import RERANKERS
+    from recdiv.eval.measure import MEASURES
+
+    kept = [(r, dict(r._entries), dict(r._keys)) for r in (MEASURES, RERANKERS, RECOMMENDERS)]
+    yield
+    for r, entries, keys in kept:
+        r._entries, r._keys = entries, keys
+
+
 def test_every_page_reads_as_the_rule_says():
     """Closed fences, whole tables, and no command outside a tagged fence (it would never run)."""
     problems = []
@@ -45,7 +60,7 @@ def test_the_docs_have_code_to_run():
 
 @pytest.mark.realdata
 @pytest.mark.parametrize("path", DOCS, ids=_id)
-def test_page_runs_in_order(path, tmp_path, data_root):
+def test_page_runs_in_order(path, tmp_path, data_root, registries_as_they_were):
     outcome = run_document(path, tmp_path, data_root)
     if outcome.not_run:
         warnings.warn(f"{_id(path)}: blocks not run (compiled or parsed only): " + "; ".join(outcome.not_run),

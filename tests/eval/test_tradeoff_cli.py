@@ -65,3 +65,12 @@ def test_errors(files, aspects, capsys):  # noqa: F811
     for args, message in cases:
         assert main(["compare", qrels, *runs, *args]) == 2
         assert message in capsys.readouterr().err
+
+
+def test_markdown_escapes_labels_from_options(files, aspects, capsys):  # noqa: F811
+    qrels, runs = files
+    out = _compare(capsys, qrels, *runs, "-m", "P@2", "ILD@2", "--aspects", aspects, "--tradeoff", "P@2", "ILD@2",
+                   "--front", "<b>A|x=good,mid", "--front", "B=bad", "--format", "markdown", "--samples", "50")
+    section = out[out.index("### trade-off"):]
+    assert "<b>" not in section and r"front \<b\>A\|x (good, mid) against front B" in section
+    assert all(line.count("|") - line.count(r"\|") == 5 for line in section.splitlines() if line.startswith("| "))

@@ -127,7 +127,7 @@ def test_a_run_stamps_its_inputs_and_its_report(finished):
     assert len(m["inputs"]["key"]) == 64
     assert Counter(a.partition("/")[0] for a in m["inputs"]["artefacts"]) == ARTEFACTS
     assert all((out / "cache" / a).is_file() for a in m["inputs"]["artefacts"])
-    assert {"report.html", "summary.md", "summary.csv", "summary.tex"} <= set(m["report"]["files"])
+    assert {"report.html", "summary.md", "summary.csv", "summary.tex", "summary.txt"} <= set(m["report"]["files"])
     assert any(f.startswith("plots/") for f in m["report"]["files"])
 
 
@@ -139,8 +139,8 @@ def test_an_unchanged_resume_does_nothing(copy, monkeypatch, capsys):
     captured = capsys.readouterr()
     assert "computed: nothing; reused 5 cached artefacts" in captured.err
     assert f"report up to date: its inputs are unchanged (`recdiv report {out}` rebuilds it)" in captured.err
-    summary = (out / "summary.md").read_text("utf-8")
-    assert captured.out == summary.partition("\n\n")[2] + "\n" + f"report: {out / 'report.html'}\n"
+    summary = (out / "summary.txt").read_text("utf-8")  # the terminal table, kept with the report
+    assert captured.out == summary + "\n" + f"report: {out / 'report.html'}\n"
     assert _files(out) == before  # nothing written, not even the manifest
     result = _run(toml, out)
     assert result.computed == Counter() and result.cached == ARTEFACTS and result.damaged == []

@@ -56,6 +56,11 @@ def test_curve_and_exports(client):
     assert (body["x"], body["y"]) == ("nDCG@10", "ILD@10")
     assert len(body["points"]["A"]) == 11 and len(body["points"]["B"]) == 11
     assert "more diverse" in body["figure"]["layout"]["yaxis"]["title"]["text"]
+    first = client.get("/api/curve?" + Q + "&only=A").json()  # the page draws A's curve first, then both
+    assert set(first["points"]) == {"baseline", "A"} and not first["complete"] and body["complete"]
+    assert first["points"]["A"] == body["points"]["A"] and first["points"]["baseline"] == body["points"]["baseline"]
+    bad = client.get("/api/curve?" + Q + "&only=C")
+    assert bad.status_code == 400 and "the configurations shown are A, B" in bad.json()["error"]
     toml = client.get("/api/experiment.toml?" + Q)
     assert toml.status_code == 200 and 'name = "MMR"' in toml.text and "attachment" in \
         toml.headers["content-disposition"]
@@ -73,6 +78,7 @@ HOSTILE = [
     ("/api/view?" + Q.replace("a=MMR", "a=recdiv_explore_probe%3AX"), 400, "plugins (module:Class) are named"),
     ("/api/view?" + Q.replace("m=nDCG%4010", "m=recdiv_explore_probe%3ADHits%4010"), 400, "registered name"),
     ("/api/view?" + Q.replace("m=nDCG%4010", "m=nDCG%4099999"), 400, "measure"),
+    ("/api/view?" + Q.replace("a=MMR&a.lambda=0.5", "a=FAIR"), 400, "FAIR needs item groups"),
     ("/api/view?" + Q.replace("a.lambda=0.5", "a.lambda=nan"), 400, "A: lambda"),
     ("/api/view?" + Q.replace("a.lambda=0.5", "a.lambda=7"), 400, "A: lambda: Input should be less than or equal"),
     ("/api/view?" + Q.replace("a.lambda=0.5", "a.colour=red"), 400, "A: colour: unknown key"),

@@ -67,3 +67,13 @@ def test_an_unknown_target_is_a_clear_error(capsys, monkeypatch, tmp_path):
     assert main(["explore", "no-such-dataset", "--no-browser"]) == 2
     assert "no dataset 'no-such-dataset'" in capsys.readouterr().err
     assert os.environ["RECDIV_DATA"] == str(tmp_path)
+
+
+def test_the_server_process_runs_blas_on_one_thread():
+    """`serve` (the command) sets BLAS to one thread for the libraries loaded before it and after it (SciPy's own
+    OpenBLAS is loaded with the first dataset): its compute threads are the parallelism."""
+    code = ("import numpy\nfrom recdiv.explore.server import one_native_thread\none_native_thread()\n"
+            "import scipy.linalg\nfrom threadpoolctl import threadpool_info\n"
+            "print(sorted({i['num_threads'] for i in threadpool_info() if i['user_api'] == 'blas'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "[1]"

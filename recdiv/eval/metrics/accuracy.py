@@ -81,6 +81,11 @@ def _prefix_stats(rel: np.ndarray, w: int):
     return cum[:, -1].astype(np.float64), ap, first
 
 
+def _listed(view: RunView) -> np.ndarray:
+    """Length n of each user's list (0 without one)."""
+    return view.lengths.astype(np.float64)
+
+
 def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     """num / den, and 0 where den = 0 (docs/reproductions.md)."""
     den = np.asarray(den, dtype=np.float64)
@@ -175,27 +180,38 @@ class Precision(_Leveled):
 
     NAME = "P"
     CUTOFF = "required"
-    FORMULA = "|R^K ∩ Rel_u| / K"
-    CITATION = "trec_eval P.K; Valcarce et al. 2018 eq. 1"
+    PARAMS = (Param("den", str, "k", "denominator: K (trec_eval), or the list length when shorter than K (LensKit "
+                    "2025 Precision; 0 for an empty list)", choices=("k", "list")), LEVEL)
+    FORMULA = "|R^K ∩ Rel_u| / K (den=list: / min(K, n))"
+    CITATION = "trec_eval P.K; Valcarce et al. 2018 eq. 1; LensKit Precision (den=list)"
     SECTION = "A.1"
 
+    def depth_bound(self) -> bool:
+        return False  # divides by K, however short the lists
+
     def compute(self, view):
+        if self.den == "list":
+            return _safe_div(_hits(view, self.cutoff), np.minimum(_listed(view), self.cutoff))
         return _hits(view, self.cutoff) / self.cutoff
 
 
 class Recall(_Leveled):
     """Recall at K: the fraction of all relevant test items found in the top K.
 
-    Recall@K(u) = |R^K ∩ Rel_u| / |Rel_u|. trec_eval `recall.K`; Valcarce et al. 2018 eq. 2. docs/metrics.md
+    Recall@K(u) = |R^K ∩ Rel_u| / |Rel_u| (den=min: / min(|Rel_u|, K), LensKit 2025 Recall). trec_eval `recall.K`;
+    Valcarce et al. 2018 eq. 2. docs/metrics.md
     """
 
     NAME = "Recall"
-    FORMULA = "|R^K ∩ Rel_u| / |Rel_u|"
-    CITATION = "trec_eval recall.K; Valcarce et al. 2018 eq. 2"
+    PARAMS = (Param("den", str, "rel", "denominator: |Rel_u| (trec_eval), or min(|Rel_u|, K) (LensKit 2025 Recall)",
+                    choices=("rel", "min")), LEVEL)
+    FORMULA = "|R^K ∩ Rel_u| / |Rel_u| (den=min: / min(|Rel_u|, K))"
+    CITATION = "trec_eval recall.K; Valcarce et al. 2018 eq. 2; LensKit Recall (den=min)"
     SECTION = "A.2"
 
     def compute(self, view):
-        return _safe_div(_hits(view, self.cutoff), view.n_rel)
+        rel = view.n_rel if self.den == "rel" or self.cutoff is None else np.minimum(view.n_rel, self.cutoff)
+        return _safe_div(_hits(view, self.cutoff), rel)
 
 
 class F1(_Leveled):
@@ -209,6 +225,9 @@ class F1(_Leveled):
     FORMULA = "2·P@K·Recall@K / (P@K + Recall@K) = 2·|R^K ∩ Rel_u| / (K + |Rel_u|)"
     CITATION = "van Rijsbergen 1979 (F-measure, β = 1)"
     SECTION = "A.1–A.2"
+
+    def depth_bound(self) -> bool:
+        return False  # K is in the formula
 
     def compute(self, view):
         return _safe_div(2.0 * _hits(view, self.cutoff), self.cutoff + view.n_rel)
@@ -237,12 +256,17 @@ class AP(_Leveled):
     """
 
     NAME = "AP"
-    FORMULA = "(1/|Rel_u|) Σ_{k≤K} rel_k · P@k"
-    CITATION = "trec_eval map_cut.K / map; Valcarce et al. 2018 eq. 3"
+    PARAMS = (Param("den", str, "rel", "denominator: |Rel_u| (trec_eval), or min(|Rel_u|, min(K, n)) (LensKit 2025 "
+                    "AveragePrecision)", choices=("rel", "min")), LEVEL)
+    FORMULA = "(1/|Rel_u|) Σ_{k≤K} rel_k · P@k (den=min: 1/min(|Rel_u|, K, n))"
+    CITATION = "trec_eval map_cut.K / map; Valcarce et al. 2018 eq. 3; LensKit AveragePrecision (den=min)"
     SECTION = "A.3"
 
     def compute(self, view):
-        return _safe_div(_stats(view, self.cutoff)[1], view.n_rel)
+        den = view.n_rel
+        if self.den == "min":
+            den = np.minimum(den, _listed(view) if self.cutoff is None else np.minimum(_listed(view), self.cutoff))
+        return _safe_div(_stats(view, self.cutoff)[1], den)
 
 
 class _DCGBase(_Leveled):

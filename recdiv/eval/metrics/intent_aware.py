@@ -17,18 +17,20 @@ from recdiv.eval.metrics.intents import (
     alpha_ideal_lists,
     alpha_run_gains,
     aspect_index,
-    aspect_matrix,
     aspect_pairs,
     aspect_space,
     cutoff_of,
     exclusive_group_sum,
-    gather_aspects,
+    has_aspects,
     ideal_ideal,
     intent_weights,
+    local_aspects,
     relevant_aspects,
+    row_chunks,
     run_arrays,
 )
 from recdiv.eval.params import IDEAL_TIES, REDUNDANCY, WEIGHTS
+from recdiv.limits import check_cells
 from recdiv.models.discount import LogDiscount, ReciprocalDiscount, row_sums
 from recdiv.models.relevance import is_judged, is_relevant, stop_probability
 
@@ -87,6 +89,9 @@ class AlphaDCG(_AspectMeasure):
     def uses_max_grade(self) -> bool:
         return self.gain == "graded"
 
+    def depth_bound(self) -> bool:
+        return self.norm == "none"  # ndeval's ideal-ideal sums over every rank up to K
+
     def compute(self, view):
         k = cutoff_of(self, view)
         graded = self.gain == "graded"
@@ -99,8 +104,10 @@ class AlphaDCG(_AspectMeasure):
 
 
 def _alpha_dcg(view, k: int, alpha: float, graded: bool, disc: np.ndarray) -> np.ndarray:
-    """Σ_{k≤K} G(k)·disc_k of the run for every evaluated user."""
-    return row_sums(alpha_run_gains(view, k, alpha, graded), disc)
+    """Σ_{k≤K} G(k)·disc_k of the run for every evaluated user, rank by rank (positions past the lists add nothing:
+    the gains are computed within them, so a large K allocates no users × K array)."""
+    w = min(k, max(int(view.items.shape[1]), 1))
+    return row_sums(alpha_run_gains(view, w, alpha, graded), disc)
 
 
 def _alpha_err(view, measure, k: int) -> np.ndarray:
@@ -127,6 +134,9 @@ class ERRIA(_AspectMeasure):
 
     def uses_max_grade(self) -> bool:
         return self.variant == "ranksys"
+
+    def depth_bound(self) -> bool:
+        return self.variant != "ndeval"  # ndeval's ideal-ideal sums over every rank up to K
 
     def compute(self, view):
         k = cutoff_of(self, view)
@@ -188,20 +198,24 @@ class NDCGIA(_AspectMeasure):
         k = cutoff_of(self, view)
         w = intent_weights(view, self.weights, str(self))
         space = aspect_space(view)
-        dense = aspect_matrix(view)
         disc = LOG.positions(k)
+        check_cells(f"{self}: users × aspects", len(view.users), space.n_aspects)
         dcg = np.zeros((len(view.users), space.n_aspects))
-        for sl, _items, grades, asp in self._chunks(view, k):
-            dcg[sl] = np.einsum("nka,k->na", asp * self._gain(grades, view.threshold)[:, :, None], disc)
-        cand, cgrades = padded_rows(view.qrels.matrix, view.users, keep_cols=dense.any(axis=1),
+        items, grades = run_arrays(view, k)
+        for sl in row_chunks(len(items), k * max(space.n_aspects, 1)):
+            cols, asp = local_aspects(view, items[sl])
+            part = np.einsum("nka,k->na", asp * self._gain(grades[sl], view.threshold)[:, :, None], disc)
+            dcg[sl][:, cols] = part[:, : len(cols)]
+        cand, cgrades = padded_rows(view.qrels.matrix, view.users, keep_cols=has_aspects(view),
                                     threshold=view.threshold)
         widths = (cand >= 0).sum(axis=1)
         idcg = np.zeros_like(dcg)
         for idx in chunks_by_width(widths, space.n_aspects):
             wc = max(int(widths[idx].max()), 1)
-            ga = gather_aspects(dense, cand[idx, :wc]) * self._gain(cgrades[idx, :wc], view.threshold)[:, :, None]
+            cols, asp = local_aspects(view, cand[idx, :wc])
+            ga = asp * self._gain(cgrades[idx, :wc], view.threshold)[:, :, None]
             top = -np.sort(-ga, axis=1)[:, :k]
-            idcg[idx] = np.einsum("nja,j->na", top, disc[: top.shape[1]])
+            idcg[np.ix_(idx, cols)] = np.einsum("nja,j->na", top, disc[: top.shape[1]])[:, : len(cols)]
         nd = np.divide(dcg, idcg, out=np.zeros_like(dcg), where=idcg > 0)
         return (nd * w).sum(axis=1)
 
@@ -218,9 +232,12 @@ class PIA(_AspectMeasure):
     CITATION = "Agrawal et al., WSDM 2009; ndeval"
     SECTION = "C.5"
 
+    def depth_bound(self) -> bool:
+        return False  # divides by K, however short the lists
+
     def compute(self, view):
         k = cutoff_of(self, view)
-        w, (u, _pos, a, _) = _relevant_pairs(self, view, k)
+        w, (u, _pos, a, _) = _relevant_pairs(self, view, min(k, view.items.shape[1]))  # no position past the lists
         return np.bincount(u, weights=w[u, a], minlength=len(w)) / k
 
 

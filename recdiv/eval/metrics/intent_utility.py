@@ -15,17 +15,18 @@ from recdiv.eval.metrics.intents import (
     alpha_ideal_lists,
     alpha_run_gains,
     aspect_index,
-    aspect_matrix,
     aspect_pairs,
     aspect_space,
     cutoff_of,
     exclusive_group_sum,
-    gather_aspects,
+    has_aspects,
     intent_weights,
+    local_aspects,
     relevance_weights,
     run_arrays,
 )
 from recdiv.eval.params import IDEAL_TIES, REDUNDANCY, WEIGHTS
+from recdiv.limits import check_cells
 from recdiv.models.discount import ExponentialDiscount, row_sums
 from recdiv.models.relevance import is_relevant, stop_probability
 
@@ -140,14 +141,15 @@ class RBU(_AspectMeasure):
 
     def _gmax(self, view) -> np.ndarray:
         space = aspect_space(view)
-        dense = aspect_matrix(view)
-        cand, cg = padded_rows(view.qrels.matrix, view.users, keep_cols=dense.any(axis=1))
+        cand, cg = padded_rows(view.qrels.matrix, view.users, keep_cols=has_aspects(view))
         widths = (cand >= 0).sum(axis=1)
+        check_cells(f"{self}: users × aspects", len(cand), space.n_aspects)
         gmax = np.zeros((len(cand), space.n_aspects))
         for idx in chunks_by_width(widths, space.n_aspects):
             wc = max(int(widths[idx].max()), 1)
-            asp = gather_aspects(dense, cand[idx, :wc])
-            gmax[idx] = np.where(asp, self._grade(cg[idx, :wc], view.threshold)[:, :, None], 0.0).max(axis=1)
+            cols, asp = local_aspects(view, cand[idx, :wc])
+            best = np.where(asp, self._grade(cg[idx, :wc], view.threshold)[:, :, None], 0.0).max(axis=1)
+            gmax[np.ix_(idx, cols)] = best[:, : len(cols)]
         return gmax
 
     def compute(self, view):

@@ -25,6 +25,7 @@ from recdiv.errors import ConfigError
 from recdiv.eval.measure import Measure, PerUserMeasure
 from recdiv.eval.metrics.greedy_ideal import CHUNK_ELEMS, check_ideal_ties
 from recdiv.jit import kernel
+from recdiv.limits import check_cells
 from recdiv.models.intent import rows_or_uniform, uniform_over, user_aspect_distribution
 from recdiv.models.relevance import is_relevant
 
@@ -45,17 +46,28 @@ def aspect_space(view):
     return space
 
 
-def aspect_matrix(view) -> np.ndarray:
-    """Dense bool items × aspects indicator of A(i) of the view's aspect space (kept in the context's cache)."""
+def local_aspects(view, items: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The aspects of the items of a chunk of users, and the chunk's indicator over those aspects only:
+    (cols (m,) ascending aspect indices, asp (..., m') with asp[..., j] = [cols[j] ∈ A(items[...])], False at
+    padding (−1)). Work and memory ∝ the chunk's own aspects, not |A| — with subtopic qrels every user has
+    aspects of their own, and |A| grows with the users.
+
+    m' = max(m, 2) when the space has two aspects or more (the extra columns are False): NumPy's einsum then
+    sums each column in rank order, as it does over all |A| columns, so values do not depend on the chunk."""
     space = aspect_space(view)
-    return view.context.cache.get(("aspect matrix", space), lambda: space.dense(dtype=bool))
+    n_asp = space.n_aspects
+    tab = aspect_table(view)[items]  # item −1 reads the table's last row: padding (all sentinel)
+    hit = tab < n_asp
+    cols = np.unique(tab[hit])
+    asp = np.zeros((*items.shape, max(len(cols), min(2, n_asp))), dtype=bool)
+    where = np.nonzero(hit)
+    asp[(*where[:-1], np.searchsorted(cols, tab[hit]))] = True
+    return cols, asp
 
 
-def gather_aspects(dense: np.ndarray, items: np.ndarray) -> np.ndarray:
-    """asp[u,k,a] = [a ∈ A(items[u,k])], False at padding (−1)."""
-    asp = dense[np.where(items >= 0, items, 0)]
-    asp &= (items >= 0)[..., None]
-    return asp
+def has_aspects(view) -> np.ndarray:
+    """(items,) bool: the item has at least one aspect."""
+    return np.diff(aspect_space(view).pattern()[0]) > 0
 
 
 def user_rows(view, interactions) -> np.ndarray:
@@ -90,6 +102,7 @@ def aspect_table(view) -> np.ndarray:
         n_items = len(indptr) - 1
         counts = np.diff(indptr)
         t = max(int(counts.max()) if n_items else 0, 1)
+        check_cells("the aspect table (items × most aspects of an item)", n_items + 1, t)
         out = np.full((n_items + 1, t), space.n_aspects, dtype=np.int64)
         rows = np.repeat(np.arange(n_items), counts)
         out[rows, np.arange(len(indices)) - np.repeat(indptr[:-1], counts)] = indices
@@ -341,11 +354,3 @@ def _rel_asp_key(view, space) -> tuple:
 class _AspectMeasure(PerUserMeasure):
     FAMILY = "intent-aware"
     NEEDS = ("aspects",)
-
-    def _chunks(self, view, k: int):
-        """Yield (slice, items (c,K), grades (c,K), asp (c,K,A)) over chunks of the evaluated users."""
-        space = aspect_space(view)
-        dense = aspect_matrix(view)
-        items, grades = run_arrays(view, k)
-        for sl in row_chunks(len(items), k * max(space.n_aspects, 1)):
-            yield sl, items[sl], grades[sl], gather_aspects(dense, items[sl])

@@ -133,20 +133,24 @@ class SetF(PerUserMeasure):
 
 
 class Judged(PerUserMeasure):
-    """Judgment rate: the fraction of the top K that has a judgment (grade ≥ 0).
+    """Judgment rate: the fraction of the top K that has a judgment.
 
     Judged@K(u) = |{k ≤ min(K, n) : i_k judged}| / min(K, n) — divided by the list length when the list is
-    shorter than K, as ir_measures does; without cutoff the whole list; 0 for an empty list. A negative label
-    (pooled but unjudged, trec_eval) does not count as judged — ir_measures counts every qrels line, so the two
-    differ only on qrels with negative labels. MacAvaney et al., ir_measures `Judged`. docs/metrics.md
+    shorter than K, as ir_measures does; without cutoff the whole list; 0 for an empty list. labels=graded
+    (default): judged ⇔ grade ≥ 0, a negative label (pooled but unjudged, trec_eval) is not; labels=any: every
+    qrels line counts, negative labels too — ir_measures' `Judged` exactly (`--conventions ir_measures`).
+    MacAvaney et al., ir_measures `Judged`. docs/metrics.md
     """
 
     NAME = "Judged"
-    FORMULA = "|{k ≤ min(K,n) : grade(i_k) ≥ 0}| / min(K, n)"
+    PARAMS = (Param("labels", str, "graded", "which qrels lines count as judged: grade ≥ 0, or any line (ir_measures)",
+                    choices=("graded", "any")),)
+    FORMULA = "|{k ≤ min(K,n) : grade(i_k) ≥ 0}| / min(K, n) (labels=any: i_k in the qrels)"
     CITATION = "ir_measures Judged (MacAvaney, Macdonald & Ounis, ECIR 2022)"
     SECTION = "A"
 
     def compute(self, view):
         k = view.items.shape[1] if self.cutoff is None else min(self.cutoff, view.items.shape[1])
-        judged = view.judged[:, :k].sum(axis=1).astype(np.float64)
+        judged = view.judged[:, :k] if self.labels == "graded" else ~np.isnan(view.grades[:, :k])
+        judged = judged.sum(axis=1).astype(np.float64)
         return _safe_div(judged, np.minimum(_retrieved(view), k))

@@ -500,6 +500,15 @@ def confidence_interval(x, y=None, level: float = 0.95, method: str = "t", *,
     raise ConfigError(f"confidence interval method must be t or bootstrap, got {method!r}")
 
 
+def monte_carlo_samples(test: str, n_samples: int | None = None) -> int:
+    """B of a Monte Carlo test (p-values are multiples of 1/B: one below 1/B is printed "< 1/B"), 0 for a test
+    with exact or asymptotic p-values."""
+    from recdiv.eval.stats.tukey import TUKEY_SAMPLES
+
+    default = {"permutation": PERMUTATION_SAMPLES, "bootstrap": BOOTSTRAP_SAMPLES, "tukey": TUKEY_SAMPLES}
+    return (n_samples or default[test]) if test in default else 0
+
+
 def system_pair_pvalues(
     values: np.ndarray, pairs: list[tuple[int, int]], test: str = "t", alternative: Alternative = "two-sided", *,
     seed: int | None = 0, n_samples: int | None = None, **options

@@ -127,7 +127,7 @@ def _split_robustness(env: TaskEnv, di: int, spec: str, plans: list[SystemPlan],
             runs[s.name] = cands.truncate(config.candidates.k)
         else:
             runs[s.name] = store.load_rankings("rerank", plan.ranking_key, split.train.users, split.train.items)
-    qrels, ctx = eval_context(env, di, spec, plans[0].eval_aspect_key)
+    qrels, ctx = eval_context(env, di, spec, plans[0].eval_aspect_key, plans[0].groups_key)
     study = meta_study(runs, qrels, measures, ctx, analyses, opts)
     part = {name: {"levels": getattr(study, name).levels.tolist(),
                    "mean_tau": {m: [None if np.isnan(x) else float(x) for x in v]
@@ -144,14 +144,14 @@ def _split_perturbation(env: TaskEnv, di: int, spec: str, plan: SystemPlan, meas
 
     config, store = env.config, env.store
     _, sfp = env.inputs.split(di, spec)
-    settings = config.metrics.model_dump(mode="json", exclude={"measures"})
+    settings = config.metrics.eval_settings()
     out, trace = {}, None
     for fam in config.meta.perturbation_families:
         key = hash_config("meta-perturbation", sfp, plan.eval_aspect_key, settings, measures,
                           config.meta.perturbation_k, fam)
         a = store.load_arrays("meta", key)
         if a is None:
-            qrels, ctx = eval_context(env, di, spec, plan.eval_aspect_key)
+            qrels, ctx = eval_context(env, di, spec, plan.eval_aspect_key, plan.groups_key)
             if trace is None:
                 trace = ideal_trace(qrels, ctx.aspects, config.meta.perturbation_k)
             systems = family_systems(trace, fam)

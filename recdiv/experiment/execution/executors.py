@@ -101,24 +101,23 @@ class RayExecutor:
     """Submits tasks as Ray remote tasks (one CPU each).
 
     Without a running Ray instance, starts a local one with `jobs` CPUs (no dashboard, worker output not
-    forwarded) and shuts it down at the end; with ``RAY_ADDRESS`` set, connects to that cluster instead (the
-    output folder must then be on a file system that all nodes share). An instance that is already initialised in
+    forwarded) and shuts it down at the end; with ``RAY_ADDRESS`` set, joins that cluster instead, with its token
+    authentication (`recdiv.cluster.connect_ray`; the output folder must then be on a file system that all nodes
+    share). An instance that is already initialised in
     this process (``ray.init`` by the caller) is used as it is and left running.
     """
 
     def __init__(self, jobs: int):
         import ray
 
-        self._ray = ray
+        from recdiv.cluster import connect_ray
+
         self._owned = not ray.is_initialized()
-        if self._owned:
-            quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING,
-                     "ignore_reinit_error": True}
-            if os.environ.get("RAY_ADDRESS"):
-                ray.init(runtime_env=RAY_RUNTIME_ENV, **quiet)
-            else:
-                ray.init(num_cpus=jobs, object_store_memory=RAY_OBJECT_STORE_BYTES, runtime_env=RAY_RUNTIME_ENV,
-                         **quiet)
+        options = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING,
+                   "ignore_reinit_error": True, "runtime_env": RAY_RUNTIME_ENV}
+        if not os.environ.get("RAY_ADDRESS"):
+            options.update(num_cpus=jobs, object_store_memory=RAY_OBJECT_STORE_BYTES)
+        self._ray = connect_ray(**options)
         self._remote = ray.remote(num_cpus=1, max_retries=0, runtime_env=RAY_RUNTIME_ENV)(ray_task)
         self._refs: list = []
         self._env: tuple[str, object] | None = None  # (JSON, its object reference): put once per run

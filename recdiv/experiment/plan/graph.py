@@ -45,6 +45,7 @@ class SystemPlan:
     scores_key: str
     eval_aspect_key: str | None
     measures: tuple[str, ...]
+    groups_key: str | None = None  # the explicit space of `item_groups` (FAIR, AWRF, GroupExposure)
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,10 @@ def plan_split(config: ExperimentConfig, systems: list[System], di: int, spec: s
         return key, (tid,)
 
     eval_key, eval_deps = space_ref(config.evaluation_aspects)
-    ctx_key = hash_config("eval", sfp, eval_key, config.metrics.model_dump(mode="json", exclude={"measures"}))
+    groups_key, _ = space_ref(config.item_groups)  # an explicit space: built before the tasks, no dependency
+    with_groups = () if groups_key is None else (groups_key,)  # keys of experiments without groups are unchanged
+    ctx_key = hash_config("eval", sfp, eval_key, config.metrics.eval_settings(),
+                          *with_groups)
     k = config.candidates.k
     for s in systems:
         ck = cand_key[s.recommender]
@@ -151,10 +155,10 @@ def plan_split(config: ExperimentConfig, systems: list[System], di: int, spec: s
             ranking_key = hash_config("baseline", ck, k)
         else:
             ranking_key = hash_config("rerank", ck, rkey, s.reranker, dict(s.params), k, config.seed, sfp,
-                                      component_source("reranker", s.reranker))
+                                      component_source("reranker", s.reranker), *with_groups)
         deps = tuple(sorted({model_of_rec[s.recommender], *rdeps, *eval_deps}))
         plan = SystemPlan(s, ck, ranking_key, rkey, hash_config("scores", ranking_key, ctx_key), eval_key,
-                          tuple(config.metrics.measures))
+                          tuple(config.metrics.measures), groups_key)
         tasks.append(Task("system", di, spec, plan, deps, f"{dname}/{spec}: {s.name}"))
     return tasks
 

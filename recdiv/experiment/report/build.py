@@ -23,7 +23,6 @@ the mean over all (split, user) pairs and a test compares the same (split, user)
 
 from __future__ import annotations
 
-import html
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,15 +30,17 @@ from typing import Any
 
 import pandas as pd
 
+from recdiv.escape import csv_cell, html, markdown
 from recdiv.eval import tables
 from recdiv.experiment.analyses.meta import read_split_meta
-from recdiv.experiment.report.charts import dataset_charts, slug
+from recdiv.experiment.report.charts import curves, dataset_charts, slug, tradeoff_pairs
+from recdiv.experiment.report.fronts import fronts_part
 from recdiv.experiment.report.page import finite, group_part, meta_section, pairs_html, selection_html
-from recdiv.experiment.report.summary import comparisons_of, note, summary_frame, to_latex, to_markdown
+from recdiv.experiment.report.summary import comparisons_of, note, summary_frame, to_latex, to_markdown, to_text
 from recdiv.experiment.spec.experiment import ExperimentConfig
-from recdiv.experiment.storage.cache import write_text
 from recdiv.experiment.storage.folder import read_manifest, read_results, update_manifest
 from recdiv.experiment.storage.stamps import report_key, report_record, report_up_to_date
+from recdiv.outputs import write_text
 from recdiv.progress import Progress
 
 
@@ -50,6 +51,7 @@ class Report:
     out: Path
     files: list[Path] = field(default_factory=list)
     markdown: str = ""
+    text: str = ""  # the terminal table (summary.txt) that `recdiv run` / `recdiv demo` print
     summary: pd.DataFrame | None = None
     up_to_date: bool = False  # kept as it was: its inputs had not changed (`current_report`); summary is then None
 
@@ -93,7 +95,8 @@ def current_report(out: str | Path) -> Report | None:
     if files is None or out / "summary.md" not in files:
         return None
     markdown = (out / "summary.md").read_text(encoding="utf-8").partition("\n\n")[2]  # without the "# name" title
-    return Report(out, files, markdown, up_to_date=True)
+    text = (out / "summary.txt").read_text(encoding="utf-8") if out / "summary.txt" in files else markdown
+    return Report(out, files, markdown, text, up_to_date=True)
 
 
 def _build_report(out: Path, loaded) -> Report:
@@ -104,14 +107,16 @@ def _build_report(out: Path, loaded) -> Report:
     comparisons = comparisons_of(config, systems, scores, system_scores, results)
     summary = summary_frame(comparisons)
     rep = Report(out, summary=summary)
-    write_text(out / "summary.csv", summary.to_csv(index=False, float_format="%.6g"))
+    write_text(out / "summary.csv", text_cells(summary).to_csv(index=False, float_format="%.6g"))
     rep.markdown = to_markdown(config, comparisons)
-    write_text(out / "summary.md", f"# {config.name}\n\n{rep.markdown}")
+    write_text(out / "summary.md", f"# {markdown(config.name)}\n\n{rep.markdown}")
     write_text(out / "summary.tex", to_latex(config, comparisons))
-    rep.files += [out / "summary.csv", out / "summary.md", out / "summary.tex"]
+    rep.text = to_text(config, comparisons)
+    write_text(out / "summary.txt", rep.text)
+    rep.files += [out / "summary.csv", out / "summary.md", out / "summary.tex", out / "summary.txt"]
     page = Page(f"{config.name} — recdiv report").heading(config.name, 1)
     if config.description:
-        page.add(f"<p>{html.escape(config.description)}</p>")
+        page.add(f"<p>{html(config.description)}</p>")
     page.note(f"{len(systems)} systems; candidates: top-{config.candidates.n} reranked to {config.candidates.k}; "
               f"relevance threshold τ = {config.metrics.threshold:g}; seed {config.seed}. Files: summary.csv, "
               "summary.md, summary.tex (pdflatex), plots/*.svg, scores.parquet (per-user values).")
@@ -121,13 +126,17 @@ def _build_report(out: Path, loaded) -> Report:
     page.toggle()
     split_meta = read_split_meta(out)
     meta_summary = {}
+    fronts: dict[str, list] = {}
     group_rows: list[pd.DataFrame] = []
     for d, cmp in comparisons.items():
         meta_summary[d] = _dataset_section(page, rep, config, systems, d, cmp, results[d], split_meta.get(d, {}),
-                                           group_rows)
+                                           group_rows, fronts)
+    if any(fronts.values()):
+        write_text(out / "fronts.json", json.dumps(finite(fronts), indent=1, allow_nan=False))
+        rep.files.append(out / "fronts.json")
     if group_rows:
         groups_csv = pd.concat(group_rows, ignore_index=True)
-        write_text(out / "groups.csv", groups_csv.to_csv(index=False, float_format="%.6g"))
+        write_text(out / "groups.csv", text_cells(groups_csv).to_csv(index=False, float_format="%.6g"))
         rep.files.append(out / "groups.csv")
     if config.meta is not None:
         write_text(out / "meta_summary.json", json.dumps(finite(meta_summary), indent=1, allow_nan=False))
@@ -138,7 +147,7 @@ def _build_report(out: Path, loaded) -> Report:
 
 
 def _dataset_section(page, rep: Report, config: ExperimentConfig, systems: list[dict[str, Any]], d: str, cmp, res,
-                     split_meta: dict, group_rows: list[pd.DataFrame]) -> dict:
+                     split_meta: dict, group_rows: list[pd.DataFrame], fronts: dict) -> dict:
     """Dataset `d`'s part of report.html (tables, charts, groups, [meta]) and its SVG plots; returns its part of
     meta_summary.json and appends its rows of groups.csv to `group_rows`."""
     from recdiv.eval.charts import save, to_matplotlib
@@ -146,7 +155,7 @@ def _dataset_section(page, rep: Report, config: ExperimentConfig, systems: list[
     out = rep.out
     splits = next(x.splits for x in config.datasets if x.key == d)
     page.heading(d).note(f"splits: {', '.join(splits)}")
-    page.add(tables.to_html(cmp.means_table(4, lead="baseline", note=note(config))))
+    page.add(tables.to_html(cmp.means_table(4, lead="baseline", note=note(config, intervals=True))))
     if cmp.pairs:
         page.add(pairs_html(cmp))
     trade, means = dataset_charts(config, systems, cmp, d)
@@ -156,6 +165,13 @@ def _dataset_section(page, rep: Report, config: ExperimentConfig, systems: list[
                   "Hover for exact values and confidence intervals; click a legend entry to hide or show it; drag "
                   "to zoom, double-click to reset.")
         page.charts(trade, "tradeoff")
+        part, fronts[d] = fronts_part(res, cmp, systems, tradeoff_pairs(config), curves(systems), config.seed,
+                                      config.report.confidence)
+        if part:
+            page.note("Trade-off fronts (docs/statistics.md): the Pareto front of each recommender's systems, and "
+                      "each curve's hypervolume and area against the recommender's nadir, with bootstrap intervals "
+                      "over users; also in fronts.json.")
+            page.add(part)
     if means:
         page.heading(f"Means with {round(config.report.confidence * 100)}% confidence intervals", 3)
         page.charts(means, "means")
@@ -166,3 +182,11 @@ def _dataset_section(page, rep: Report, config: ExperimentConfig, systems: list[
         save(to_matplotlib(chart), path)
         rep.files.append(path)
     return meta_summary
+
+
+def text_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with its text cells safe in a spreadsheet (`recdiv.escape.csv_cell`); numbers unchanged."""
+    frame = frame.copy()
+    for c in frame.select_dtypes(include="object").columns:
+        frame[c] = frame[c].map(csv_cell)
+    return frame

@@ -3,12 +3,12 @@ selected hyperparameters."""
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from recdiv.escape import html
 from recdiv.eval import tables
 from recdiv.experiment.analyses.groups import group_sections
 from recdiv.experiment.analyses.meta import meta_from_results, meta_measures, options
@@ -29,13 +29,14 @@ def finite(x):
 
 
 def pairs_html(cmp) -> str:
-    e = html.escape
+    e = html
     rows = []
     for pc in cmp.pairs:
         rows.append(f"<tr><td>{e(pc.a)}</td><td>{e(pc.b)}</td><td>{e(pc.measure)}</td>"
                     f"<td class='num'>{pc.difference:+.4f}</td>"
                     f"<td class='num'>[{pc.ci_low:+.4f}, {pc.ci_high:+.4f}]</td>"
-                    f"<td class='num'>{tables.fmt_p(pc.p_value)}</td><td class='num'>{tables.fmt_p(pc.p_adjusted)}"
+                    f"<td class='num'>{tables.fmt_p(pc.p_value, cmp.samples)}</td>"
+                    f"<td class='num'>{tables.fmt_p(pc.p_adjusted, cmp.samples)}"
                     f"</td><td class='num'>{pc.effect_size:+.3f}</td><td>{'yes' if pc.significant else ''}</td></tr>")
     head = "".join(f"<th>{h}</th>" for h in ("system", "baseline", "measure", "Δ mean", "CI of Δ", "p",
                                              "adjusted p", "d_z", "significant"))
@@ -77,7 +78,7 @@ def meta_section(page, config: ExperimentConfig, res, split_meta: dict, dataset:
     if charts:
         page.heading("Meta-evaluation", 3)
         if study is not None:
-            page.add(f"<pre class='note'>{html.escape(study.to_text())}</pre>")
+            page.add(f"<pre class='note'>{html(study.to_text())}</pre>")
         page.note("Discriminative power: pairwise p-values sorted decreasingly (Valcarce: randomisation test, "
                   "DP = Σ p, lower = more discriminative; Sakai: bootstrap ASL). Robustness: Kendall τ_b between "
                   "the system ranking on degraded test sets and on the full one."
@@ -106,7 +107,7 @@ def group_part(page, config: ExperimentConfig, out: Path, dataset: str, res, sys
                      if spec.startswith("popularity") else "Groups from the file."))
         for g, cmp in parts.items():
             n = next(iter(cmp.n[cmp.measures[0]].values()))
-            page.add(f"<details><summary>{html.escape(g)} — {n} (split, user) pairs</summary>"
+            page.add(f"<details><summary>{html(g)} — {n} (split, user) pairs</summary>"
                      + tables.to_html(cmp.means_table(4, lead="baseline", note="")) + "</details>")
             frames.append(cmp.to_frame().assign(dataset=dataset, groups=spec, group=g))
     return frames
@@ -114,7 +115,7 @@ def group_part(page, config: ExperimentConfig, out: Path, dataset: str, res, sys
 
 def selection_html(selections: dict) -> str:
     """The grid point each recommender with `select` chose on each split, and the validation value of every point."""
-    e = html.escape
+    e = html
     rows = []
     for d, splits in selections.items():
         for spec, recs in splits.items():

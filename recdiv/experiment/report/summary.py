@@ -8,6 +8,7 @@ the mean over all (split, user) pairs and a test compares the same (split, user)
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 import numpy as np
@@ -89,7 +90,8 @@ def summary_frame(comparisons: dict[str, Any]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)[SUMMARY_COLUMNS]
 
 
-def note(config: ExperimentConfig) -> str:
+def note(config: ExperimentConfig, intervals: bool = False) -> str:
+    """The table's legend; `intervals` only where intervals are shown (the HTML report's details)."""
     st = config.statistics
     against = ("its recommender's undiversified list (recommenders: the first recommender)"
                if st.baseline == "recommender" else st.baseline)
@@ -97,7 +99,18 @@ def note(config: ExperimentConfig) -> str:
             else f"{st.correction} correction over the tested pairs of each measure")
     return (f"Mean over (split, user) pairs. {UP}/{DOWN}: significantly better/worse than {against} "
             f"({st.test} test, two-sided, {corr}, α = {st.alpha}). Bold: best of the column "
-            f"(↑ higher / ↓ lower is better); [low, high]: {round(config.report.confidence * 100)}% t interval.")
+            "(↑ higher / ↓ lower is better)"
+            + (f"; [low, high]: {round(config.report.confidence * 100)}% t interval." if intervals else ".")
+            + _conventions_note(config))
+
+
+def _conventions_note(config: ExperimentConfig) -> str:
+    """The tool conventions of `[metrics] conventions`, if chosen (recdiv.eval.conventions)."""
+    if config.metrics.conventions is None:
+        return ""
+    from recdiv.eval.conventions import get
+
+    return f" Measures with the {get(config.metrics.conventions).describe()}."
 
 
 def comparisons_of(config, systems, scores, system_scores, results: dict | None = None) -> dict[str, Any]:
@@ -116,6 +129,14 @@ def to_markdown(config: ExperimentConfig, comparisons: dict[str, Any], digits: i
     parts = [f"### {d}\n\n" + tables.to_markdown(cmp.means_table(digits, lead="baseline", note="")).rstrip()
              for d, cmp in comparisons.items()]
     return "\n\n".join(parts) + "\n\n" + note(config) + "\n"
+
+
+def to_text(config: ExperimentConfig, comparisons: dict[str, Any], digits: int = 4) -> str:
+    """The terminal summary: per dataset a table that fits 120 columns (`tables.to_text`), then the legend."""
+    parts = [f"== {d}\n\n" + tables.to_text(cmp.means_table(digits, lead="baseline", note="")).rstrip()
+             for d, cmp in comparisons.items()]
+    legend = note(config).replace(f"{UP}/{DOWN}:", f"{UP}/{DOWN} after a value:").replace("Bold:", "*:")
+    return "\n\n".join(parts) + "\n\n" + textwrap.fill(legend, tables.TEXT_WIDTH, break_on_hyphens=False) + "\n"
 
 
 def to_latex(config: ExperimentConfig, comparisons: dict[str, Any], digits: int = 4) -> str:

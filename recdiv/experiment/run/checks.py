@@ -96,7 +96,10 @@ def check_components(config: ExperimentConfig) -> None:
         space = next((a for a in config.aspects if a.name == config.evaluation_aspects), None)
         _check_similarity(config, "metrics.similarity", config.metrics.similarity, space)
     for i, m in enumerate(config.metrics.measures):
-        _checked(config, f"metrics.measures[{i}]", parse_measure, m)
+        measure = _checked(config, f"metrics.measures[{i}]", parse_measure, m, config.metrics.conventions)
+        if "item_groups" in measure.NEEDS and config.item_groups is None:
+            raise config.error(f"metrics.measures[{i}]", f"{m} needs item groups: name an explicit aspect space in "
+                                                         "`item_groups` (top level), e.g. item_groups = \"genres\"")
     with _needed(config, "the statistics"):
         from recdiv.eval.stats.corrections import canonical_correction
         from recdiv.eval.stats.significance import canonical_test

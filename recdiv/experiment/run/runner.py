@@ -39,12 +39,13 @@ from recdiv.experiment.plan.systems import System, plan_systems
 from recdiv.experiment.report.build import build_report, current_report
 from recdiv.experiment.run.checks import check_run
 from recdiv.experiment.spec.experiment import ExperimentConfig
-from recdiv.experiment.storage.cache import Store, frame_bytes, write_bytes, write_json
+from recdiv.experiment.storage.cache import Store, frame_bytes, write_json
 from recdiv.experiment.storage.folder import begin_commit, check_output, end_commit
 from recdiv.experiment.storage.stamps import inputs_key, inputs_record, stampable, unchanged_run
 from recdiv.experiment.tasks.environment import TaskEnv
 from recdiv.experiment.tasks.spaces import build_explicit_space, save_space
 from recdiv.experiment.tasks.system import SYSTEM_LEVEL_USER
+from recdiv.outputs import write_bytes
 
 
 @dataclass

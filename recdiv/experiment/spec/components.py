@@ -71,6 +71,9 @@ def check_component_params(config: ExperimentConfig) -> None:
             space_config(a, "explicit", f"aspects[{i}]")
     for i, d in enumerate(config.diversifiers):
         cls = entry(RERANKERS, d.name, f"diversifiers[{i}]").obj
+        if "item_groups" in cls.NEEDS and config.item_groups is None:
+            raise ConfigError(f"diversifiers[{i}].name: {cls.NAME} needs item groups: name an explicit aspect space "
+                              "in `item_groups` (top level), e.g. item_groups = \"genres\"")
         for point in d.grid_points():
             err = _component_errors(cls.Config, {**d.params, **point}, f"diversifiers[{i}]", d.grid)
             if err:

@@ -30,6 +30,7 @@ from recdiv.experiment.spec.sections import (
     Section,
     StatisticsConfig,
 )
+from recdiv.limits import MAX_NESTING, at_most, nesting_depth
 
 
 class ExperimentConfig(Section):
@@ -43,6 +44,9 @@ class ExperimentConfig(Section):
     recommenders: list[RecommenderSpec] = Field(min_length=1)
     candidates: CandidatesConfig = CandidatesConfig()
     aspects: list[AspectConfig] = Field(default_factory=list)
+    item_groups: str | None = Field(None, description="an explicit aspect space whose aspects are the item groups "
+                                                      "(provider groups, a protected attribute) of FAIR, AWRF and "
+                                                      "GroupExposure")
     diversifiers: list[DiversifierConfig] = Field(default_factory=list)
     metrics: MetricsConfig
     statistics: StatisticsConfig = StatisticsConfig()
@@ -117,6 +121,10 @@ class ExperimentConfig(Section):
                     raise _ref_error(f"diversifiers[{i}].recommenders[{j}]", r, "recommender", recs)
         if self.metrics.aspects is not None and self.metrics.aspects not in spaces:
             raise _ref_error("metrics.aspects", self.metrics.aspects, "aspect space", spaces)
+        if self.item_groups is not None:
+            explicit = {a.name for a in self.aspects if a.kind == "explicit"}
+            if self.item_groups not in explicit:
+                raise _ref_error("item_groups", self.item_groups, "explicit aspect space", explicit)
         if self.meta and "perturbation" in self.meta.analyses and self.evaluation_aspects is None:
             raise ValueError("meta.analyses: `perturbation` builds its systems over the metrics' aspect space; "
                              "define one in [[aspects]]")
@@ -196,9 +204,13 @@ def load_experiment(path: str | Path) -> ExperimentConfig:
     except OSError as e:  # permission, a symlink loop, an I/O error: the user's file, not a bug
         raise ConfigError(f"{path}: cannot read the experiment file: {e.strerror or e}") from None
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        at_most("nesting depth", nesting_depth(text), MAX_NESTING, "tables and arrays inside each other")
+        data = tomllib.loads(text)
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not valid UTF-8 text") from None
+    except ConfigError as e:
+        raise ConfigError(f"{path}: {e}") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from None
     return validate(data, str(path))

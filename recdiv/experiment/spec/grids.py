@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from recdiv.experiment.spec.estimate import estimate_systems
 from recdiv.experiment.spec.sections import RecommenderSpec
 
 
@@ -27,6 +28,7 @@ def expand_recommender_grids(data: Any) -> Any:
     point (label "KEY(k=v,...)"); references to it in diversifiers[].recommenders name all its points."""
     if not isinstance(data, dict) or not isinstance(data.get("recommenders"), list):
         return data
+    estimate_systems(data)
     out, points_of = [], {}
     for r in data["recommenders"]:
         if not isinstance(r, dict) or not r.get("grid") or r.get("select") is not None:

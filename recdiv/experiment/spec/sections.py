@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from recdiv.config import Config
+from recdiv.limits import MAX_LEVELS, MAX_ROBUSTNESS_SAMPLES, MAX_SAMPLES
 
 Scalar = bool | int | float | str
 
@@ -175,6 +176,9 @@ class CandidatesConfig(Section):
         return self
 
 
+_TOOLS = ("recdiv", "trec_eval", "ndeval", "ir_measures", "ranx", "lenskit")
+
+
 class MetricsConfig(Section):
     """Measures (``Name(param=value)@K`` strings) and the evaluation settings they share."""
 
@@ -183,6 +187,25 @@ class MetricsConfig(Section):
     population: Literal["relevant", "judged"] = "relevant"
     aspects: str | None = Field(None, description="aspect space of the metrics (default: first explicit one)")
     similarity: str | None = Field(None, description="item similarity of distance metrics (default by kind)")
+    conventions: Literal["recdiv", "trec_eval", "ndeval", "ir_measures", "ranx", "lenskit"] | None = Field(
+        None, description="another tool's conventions (threshold, population, measure definitions; "
+        "docs/metrics.md): explicit threshold / population still win")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _tool_defaults(cls, data: Any) -> Any:
+        """The chosen conventions' threshold and population where the table does not set them."""
+        if isinstance(data, dict) and data.get("conventions") in _TOOLS:
+            from recdiv.eval.conventions import get
+
+            chosen = get(data["conventions"])
+            data = {"threshold": chosen.threshold, "population": chosen.population, **data}
+        return data
+
+    def eval_settings(self) -> dict[str, Any]:
+        """What the per-user values depend on besides the measure strings (the cache key of an evaluation)."""
+        return self.model_dump(mode="json", exclude={"measures"} | ({"conventions"} if self.conventions is None
+                                                                    else set()))
 
     @field_validator("measures")
     @classmethod
@@ -199,7 +222,7 @@ class StatisticsConfig(Section):
     undiversified list of its own recommender, and recommenders with the first one.
     """
 
-    test: str = "wilcoxon"
+    test: str = "t"  # the default of `recdiv compare` too (docs/statistics.md, "The default test")
     baseline: str = "recommender"
     correction: str = "holm"
     alpha: float = Field(0.05, gt=0, lt=1)
@@ -239,12 +262,14 @@ class MetaConfig(Section):
     analyses: list[Literal["dp", "asl", "sparsity", "popularity", "perturbation"]] = Field(
         default_factory=lambda: ["dp", "asl"], min_length=1)
     measures: list[str] | None = Field(None, description="default: the per-user measures of metrics.measures")
-    samples: int = Field(100_000, ge=1, description="randomisation samples of dp")
-    asl_samples: int = Field(1000, ge=1, description="bootstrap samples of asl")
+    samples: int = Field(100_000, ge=1, le=MAX_SAMPLES, description="randomisation samples of dp")
+    asl_samples: int = Field(1000, ge=1, le=MAX_SAMPLES, description="bootstrap samples of asl")
     alpha: float = Field(0.05, gt=0, lt=1)
-    robustness_samples: int = Field(50, ge=1, description="samples per sparsity level")
-    sparsity_levels: list[float] | None = Field(None, description="fractions kept (default 1.00, 0.95, …, 0.05)")
-    popularity_levels: list[float] | None = Field(None, description="% of top items removed (default 0..20)")
+    robustness_samples: int = Field(50, ge=1, le=MAX_ROBUSTNESS_SAMPLES, description="samples per sparsity level")
+    sparsity_levels: list[float] | None = Field(None, max_length=MAX_LEVELS,
+                                                description="fractions kept (default 1.00, 0.95, …, 0.05)")
+    popularity_levels: list[float] | None = Field(None, max_length=MAX_LEVELS,
+                                                  description="% of top items removed (default 0..20)")
     perturbation_k: int = Field(10, ge=1, description="list length of the perturbed ideal orderings")
     perturbation_families: list[Literal["bottom_to_top", "redundant_aspect", "aspect_swap"]] = Field(
         default_factory=lambda: ["bottom_to_top", "redundant_aspect", "aspect_swap"], min_length=1)

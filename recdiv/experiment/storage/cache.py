@@ -3,7 +3,7 @@
 Every artefact (candidate lists, reranked lists, aspect spaces, per-user scores) is stored under
 ``<root>/<stage>/<key[:2]>/<key>.<ext>``, where the key is a SHA-256 over the stage's configuration and
 the keys (content hashes) of its inputs. Files are written beside their target and renamed into place
-(`recdiv.data.textio.atomic_write`), so an interrupted run leaves either a complete artefact or none,
+(`recdiv.outputs.atomic_write`), so an interrupted run leaves either a complete artefact or none,
 and a resumed run skips exactly the finished work. Nothing is pickled: NPZ files are read with
 ``allow_pickle=False``.
 
@@ -36,23 +36,12 @@ import scipy.sparse as sp
 
 from recdiv import __version__
 from recdiv.data.rankings import Rankings
-from recdiv.data.textio import atomic_write
 from recdiv.data.vocab import Vocab
-from recdiv.outputs import write_error
+from recdiv.outputs import write_bytes, write_error
 
 #: bump when the layout or meaning of cached artefacts changes
 CACHE_VERSION = 2  # 2: checksum records beside the artefacts
 
-_UMASK = os.umask(0o022)
-os.umask(_UMASK)
-
-
-def write_bytes(path: str | Path, data: bytes) -> None:
-    """Write `data` to `path` atomically (beside it, then renamed), readable as the umask allows (the temporary
-    file of `atomic_write` is private to the user)."""
-    with atomic_write(path, "wb") as fh:
-        fh.write(data)
-    os.chmod(path, 0o666 & ~_UMASK)
 
 
 def _canonical(obj: Any) -> Any:
@@ -275,9 +264,5 @@ def write_frame(path: str | Path, frame: pd.DataFrame) -> None:
     write_bytes(path, frame_bytes(frame))
 
 
-def write_text(path: str | Path, text: str) -> None:
-    write_bytes(path, text.encode("utf-8"))
-
-
 __all__ = ["ArrayHasher", "Store", "fingerprint_interactions", "frame_bytes", "hash_config", "json_bytes",
-           "write_bytes", "write_frame", "write_json", "write_text"]
+           "write_frame", "write_json"]

@@ -33,8 +33,7 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from recdiv.errors import ConfigError, DataError
 from recdiv.experiment.spec.experiment import ExperimentConfig
-from recdiv.experiment.storage.cache import write_bytes
-from recdiv.outputs import check_output_dir, write_error
+from recdiv.outputs import check_output_dir, write_bytes, write_error
 
 RESULT_FILES = ("experiment.json", "systems.json", "scores.parquet", "system_scores.parquet", "selection.json",
                 "groups.parquet", "meta.json")
@@ -43,7 +42,7 @@ MANIFEST = "manifest.json"
 PENDING = ".pending"
 #: what recdiv writes in an output folder (anything else there is not ours): results, then what the report makes
 OWN_ENTRIES = {*RESULT_FILES, MANIFEST, PENDING, "cache", "plots", "summary.csv", "summary.md", "summary.tex",
-               "report.html", "groups.csv", "meta_summary.json"}
+               "summary.txt", "report.html", "groups.csv", "meta_summary.json", "fronts.json"}
 SCORE_COLUMNS = ["dataset", "split", "system", "measure", "user", "value"]
 
 

@@ -21,10 +21,17 @@ def stored_space(env: TaskEnv, di: int, spec: str, key: str, name: str):
     return shared[("space", key)]
 
 
-def rerank_context(env: TaskEnv, di: int, spec: str, key: str | None, name: str | None):
-    """The reranking context over aspect space `name` (None: no aspects) on split `spec` of dataset `di`."""
+def item_groups(env: TaskEnv, di: int, spec: str, key: str | None):
+    """The item groups (`ExperimentConfig.item_groups`, an explicit aspect space; store key `key`) or None."""
+    return None if key is None else stored_space(env, di, spec, key, env.config.item_groups)[0]
+
+
+def rerank_context(env: TaskEnv, di: int, spec: str, key: str | None, name: str | None,
+                   groups_key: str | None = None):
+    """The reranking context over aspect space `name` (None: no aspects) on split `spec` of dataset `di`, with the
+    item groups of store key `groups_key` (FAIR)."""
     shared = env.inputs.shared(di, spec)
-    if ("rerank", key) not in shared:
+    if ("rerank", key, groups_key) not in shared:
         from recdiv.diversifiers.base import RerankContext
 
         split, _ = env.inputs.split(di, spec)
@@ -33,16 +40,17 @@ def rerank_context(env: TaskEnv, di: int, spec: str, key: str | None, name: str 
             cfg = {a.name: a for a in env.config.aspects}[name]
             space, factors = stored_space(env, di, spec, key, name)
             similarity = similarity_for(cfg.similarity, space, factors, split.train, cfg.kind)
-        shared[("rerank", key)] = RerankContext(train=split.train, aspects=space, similarity=similarity,
-                                                seed=env.config.seed)
-    return shared[("rerank", key)]
+        shared[("rerank", key, groups_key)] = RerankContext(
+            train=split.train, aspects=space, similarity=similarity, seed=env.config.seed,
+            item_groups=item_groups(env, di, spec, groups_key))
+    return shared[("rerank", key, groups_key)]
 
 
-def eval_context(env: TaskEnv, di: int, spec: str, key: str | None):
+def eval_context(env: TaskEnv, di: int, spec: str, key: str | None, groups_key: str | None = None):
     """(qrels, evaluation context) of split `spec` of dataset `di`, over the metrics' aspect space (store key
-    `key`)."""
+    `key`) and the item groups of store key `groups_key` (AWRF, GroupExposure)."""
     shared = env.inputs.shared(di, spec)
-    if ("eval", key) not in shared:
+    if ("eval", key, groups_key) not in shared:
         from recdiv.eval import EvalContext
 
         config = env.config
@@ -56,6 +64,7 @@ def eval_context(env: TaskEnv, di: int, spec: str, key: str | None):
                                         cfg.kind)
         qrels = Qrels.from_interactions(split.test)
         ctx = EvalContext(threshold=config.metrics.threshold, population=config.metrics.population,
-                          train=split.train, aspects=space, similarity=similarity, scale=split.train.scale)
-        shared[("eval", key)] = (qrels, ctx)
-    return shared[("eval", key)]
+                          train=split.train, aspects=space, similarity=similarity, scale=split.train.scale,
+                          item_groups=item_groups(env, di, spec, groups_key))
+        shared[("eval", key, groups_key)] = (qrels, ctx)
+    return shared[("eval", key, groups_key)]

@@ -53,7 +53,7 @@ def final_lists(env: TaskEnv, task: Task, split, stats: Counter):
         return ranking
     from recdiv.diversifiers.registry import make_reranker
 
-    ctx = rerank_context(env, task.dataset, task.split, plan.rerank_aspect_key, s.aspects)
+    ctx = rerank_context(env, task.dataset, task.split, plan.rerank_aspect_key, s.aspects, plan.groups_key)
     reranked = make_reranker(s.reranker, **dict(s.params)).rerank(cands, k, ctx)
     store.save_rankings("rerank", plan.ranking_key, reranked)
     stats["rerank"] += 1
@@ -64,8 +64,8 @@ def evaluate_ranking(env: TaskEnv, task: Task, ranking, measures: list[str]) -> 
     """Per-user values (system-level measures: one row, user = SYSTEM_LEVEL_USER) of `measures` for a ranking."""
     from recdiv.eval import evaluate, parse_measure
 
-    qrels, ctx = eval_context(env, task.dataset, task.split, task.plan.eval_aspect_key)
-    parsed = [parse_measure(text) for text in measures]
+    qrels, ctx = eval_context(env, task.dataset, task.split, task.plan.eval_aspect_key, task.plan.groups_key)
+    parsed = [parse_measure(text, env.config.metrics.conventions) for text in measures]
     try:
         result = evaluate({"system": ranking}, qrels, parsed, ctx)  # the one evaluation entry point
     finally:

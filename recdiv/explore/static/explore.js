@@ -6,6 +6,8 @@
 const $ = (id) => document.getElementById(id);
 const q = new URLSearchParams(document.body.dataset.state || "");
 const token = new URLSearchParams(location.search).get("token");
+// this page's session: the server drops a request of it that still waits when a newer one of the same kind comes
+const session = Array.from(crypto.getRandomValues(new Uint8Array(9)), (b) => b.toString(16).padStart(2, "0")).join("");
 let options = null, optionsFor = null, view = null, users = [];
 let viewCtl = null, curveCtl = null, timer = null, curveTimer = null, jobsTimer = null;
 const curveAxes = {};  // measures the reader chose for the curve (else the server picks accuracy × diversity)
@@ -46,7 +48,7 @@ function apiUrl(path, extra) {
 }
 
 async function getJSON(path, extra, signal) {
-  const r = await fetch(apiUrl(path, extra), {signal});
+  const r = await fetch(apiUrl(path, {...extra, session}), {signal});
   if (r.status === 204) return null;
   let body;
   try { body = await r.json(); } catch (e) { throw new Error(`the explorer answered ${r.status} without a message`); }
@@ -272,7 +274,13 @@ async function refreshCurve() {
   const extra = {};
   for (const axis of ["x", "y"]) if (curveAxes[axis] && per.includes(curveAxes[axis])) extra[axis] = curveAxes[axis];
   $("curve-note").textContent = "computing the curve …";
+  const configs = Object.keys(view.labels).filter((s) => s !== "baseline");
   try {
+    if (configs.length > 1) {  // the first configuration's curve at once, then both (its points are kept)
+      const first = await getJSON("curve", {...extra, only: configs[0]}, curveCtl.signal);
+      if (first === null) return;
+      renderCurve(first);
+    }
     const body = await getJSON("curve", extra, curveCtl.signal);
     if (body === null) return;
     renderCurve(body);
@@ -369,10 +377,11 @@ function renderCurve(body) {
   if (window.Plotly) {
     window.Plotly.react(box, body.figure.data, body.figure.layout, {displayModeBar: false, responsive: true});
   }
-  $("curve-note").textContent = "Each curve sweeps its configuration's trade-off parameter from 0 to 1 " +
+  $("curve-note").textContent = (body.complete ? "" : "computing the other configuration's curve … ") +
+    "Each curve sweeps its configuration's trade-off parameter from 0 to 1 " +
     `(${body.grid.length} points, every evaluated user); axes say which way is better, so rerankers whose ` +
     "parameters run in opposite directions read the same.";
-  document.body.dataset.curve = String(Number(document.body.dataset.curve || 0) + 1);
+  if (body.complete) document.body.dataset.curve = String(Number(document.body.dataset.curve || 0) + 1);
 }
 
 // ------------------------------------------------------------------------------------------------ start
