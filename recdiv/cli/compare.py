@@ -342,7 +342,8 @@ def _not_an_input(output: str | None, inputs) -> None:
     from pathlib import Path
 
     if output and any(p is not None and Path(p).resolve() == Path(output).resolve() for p in inputs):
-        raise ConfigError(f"--html {output}: is one of the input files")
+        raise ConfigError(f"--html {output}: is an input of this command; writing it would destroy it: choose "
+                          "another output file")
 
 
 def _write_page(args, res, cmp, groups, preferences: list[str], n_runs: int, n_folds: int, ctx,

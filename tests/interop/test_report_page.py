@@ -111,7 +111,7 @@ def test_html_never_overwrites_an_input(tmp_path, capsys):
     paths, runs = _case(tmp_path)
     before = paths["qrels"].read_bytes()
     assert main(["compare", str(paths["qrels"]), *runs, "-m", "RR", "--html", runs[0]]) == 2
-    assert "is one of the input files" in capsys.readouterr().err
+    assert "is an input of this command" in capsys.readouterr().err
     assert paths["qrels"].read_bytes() == before
 
 
