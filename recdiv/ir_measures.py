@@ -313,6 +313,10 @@ class RecdivIrMeasure(Measure):
             runs["baseline"] = _ir_run(self.params["baseline"])
         from recdiv.eval.evaluate import evaluate
 
+        if "aspects" in m.NEEDS and data.aspects is None and "subtopic" in q:  # as `recdiv eval --subtopics`
+            from recdiv.eval.io import measure_conventions
+
+            m = parse_measure(str(m), measure_conventions(None, True))
         try:
             qr, rankings, context = _inputs(m, data, q, runs)
             ev = evaluate(rankings, qr, [m], context, baseline="baseline" if m.KIND == "pairwise" else None)

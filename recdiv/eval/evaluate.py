@@ -9,7 +9,7 @@ from LensKit item lists. Per-user preferences between two runs: `preference_per_
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -38,6 +38,9 @@ class Evaluation:
     for every measure (the mean of the per-user values, or the measure's own aggregate: system-level measures,
     FCP, rank effectiveness); threshold and population: the relevance threshold τ and the population used.
     Each measure's direction (`HIGHER_IS_BETTER`) and kind (`KIND`) come with the measure objects.
+    spellings: a measure as the caller wrote it → the key it was evaluated under, where conventions filled in
+    parameters (``ERR-IA@13`` with subtopic qrels is ``ERR-IA(weights=uniform)@13``), so `value` and
+    `user_values` take the caller's spelling.
     """
 
     measures: tuple[Measure, ...]
@@ -47,6 +50,7 @@ class Evaluation:
     values: Mapping[str, Mapping[str, float]]
     threshold: float
     population: str
+    spellings: Mapping[str, str] = field(default_factory=dict)  # a measure as asked → its key under conventions
 
     def value(self, run: str, measure: str | Measure) -> float:
         """The system value of `measure` for `run`."""
@@ -61,6 +65,7 @@ class Evaluation:
 
     def _key(self, measure: str | Measure) -> str:
         key = str(parse_measure(measure))
+        key = self.spellings.get(key, key)
         if key not in self.values[self.runs[0]] if self.runs else True:
             raise ConfigError(f"{measure} was not evaluated; measures: {', '.join(map(str, self.measures))}")
         return key

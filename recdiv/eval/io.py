@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -467,15 +467,17 @@ def evaluate_files(
     mapping; `baseline` (a run name or path) is the run pairwise measures compare the others with. `conventions`
     (trec_eval, ndeval, ir_measures, ranx, lenskit; `recdiv.eval.conventions`) gives that tool's threshold,
     population and measure definitions. Measures are parsed before any file is read."""
-    ms = parse_measures([measures] if isinstance(measures, str) else measures,
-                        measure_conventions(conventions, subtopics is not None))
+    asked = [measures] if isinstance(measures, str) else list(measures)
+    ms = parse_measures(asked, measure_conventions(conventions, subtopics is not None))
+    spellings = {str(plain): str(m) for plain, m in zip(parse_measures(asked), ms) if str(plain) != str(m)}
     inputs = load_inputs(qrels_path, run_paths, subtopics=subtopics, predictions=predictions, train=train,
                          aspects=aspects, previous=previous, threshold=threshold, population=population, scale=scale,
                          input_format=input_format, item_groups=item_groups, stochastic=stochastic,
                          conventions=conventions)
     paths = list(inputs.runs) if isinstance(run_paths, Mapping) else [*run_paths, *predictions]
     base = baseline_name(baseline, paths, list(inputs.runs))
-    return evaluate(inputs.runs, inputs.qrels, ms, inputs.context, baseline=base)
+    evaluation = evaluate(inputs.runs, inputs.qrels, ms, inputs.context, baseline=base)
+    return replace(evaluation, spellings=spellings) if spellings else evaluation
 
 
 # LensKit item lists ---------------------------------------------------------------------------------

@@ -388,7 +388,7 @@ def evaluate_stream(
     item_groups=None,
     previous=None,
     threshold: float | None = None,
-    population: str = "relevant",
+    population: str | None = None,
     scale=None,
     baseline: str | None = None,
     input_format: str | None = None,
@@ -407,6 +407,7 @@ def evaluate_stream(
 
     if backend not in BACKENDS:
         raise ConfigError(f"unknown backend {backend!r}; backends: {', '.join(BACKENDS)}")
+    population = "relevant" if population is None else population  # as `load_inputs` without conventions
     if population not in ("relevant", "judged"):
         raise ConfigError(f"population must be relevant or judged, got {population!r}")
     budget = parse_memory(memory)
