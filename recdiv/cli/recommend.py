@@ -44,7 +44,7 @@ def configure_recommend(p: argparse.ArgumentParser) -> None:
                    help="write rating predictions of the split's test pairs (user item prediction) instead of a run; "
                         "evaluate them with `recdiv eval QRELS --predictions FILE -m RMSE MAE`")
     p.add_argument("-o", "--output", required=True,
-                   help="run file to write: TREC text, or .parquet, .arrow, .csv, .tsv (user, item, rank, score)")
+                   help="run file to write: TREC text (also .tsv), or .parquet, .arrow, .csv (user, item, rank, score)")
     p.set_defaults(func=run_recommend, paths=Paths(("train", "qrels", "aspects"),
                                                    {"output": "-o", "factors_out": "--factors-out"},
                                                    extra=lambda a: dataset_folder(a.dataset, a.data_dir)))
@@ -118,7 +118,7 @@ def _from_files(args):
 
 def run_recommend(args: argparse.Namespace) -> int:
     from recdiv.algorithms.registry import RECOMMENDERS, make_recommender
-    from recdiv.data.formats import file_format, write_rankings
+    from recdiv.data.formats import rankings_format, write_rankings
     from recdiv.data.textio import id_strings
 
     params = parse_params(args.param)
@@ -131,7 +131,7 @@ def run_recommend(args: argparse.Namespace) -> int:
         have = ", ".join(RECOMMENDERS.with_capability("item-factors"))
         raise ConfigError(f"--factors-out: {name} has no item factors (models with item factors: {have})")
     train, users, attributes, test_pairs = _split(args)
-    if file_format(args.output) == "trec":  # fail before fitting: a TREC run cannot hold these ids
+    if rankings_format(args.output) == "trec":  # fail before fitting: a TREC run cannot hold these ids
         id_strings(train.users.ids, args.output, "user id")
         id_strings(train.items.ids, args.output, "item id")
     side = {}

@@ -64,9 +64,9 @@ def configure_rerank(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=seed, default=0, help="seed for randomised rerankers (≥ 0, default 0)")
     p.add_argument("--tag", help="run tag of the output (default: the reranker's name)")
     p.add_argument("-o", "--output", required=True,
-                   help="output run: TREC text, or .parquet, .arrow, .csv, .tsv (user, item, rank, score); a new or "
-                        "empty folder when a stochastic reranker samples several rankings per user: one run file per "
-                        "sample")
+                   help="output run: TREC text (also .tsv), or .parquet, .arrow, .csv (user, item, rank, score); a "
+                        "new or empty folder when a stochastic reranker samples several rankings per user: one run "
+                        "file per sample")
     p.set_defaults(func=run_rerank, paths=Paths(("run", "aspects", "train", "factors", "item_groups"),
                                                 {"output": "-o"}, or_folder={"output": ("sample-*.run",)}))
 

@@ -73,6 +73,27 @@ def file_format(path: str | Path, format: str | None = None) -> str:
     return _EXTENSIONS.get(Path(name).suffix, "trec")
 
 
+def input_format(path: str | Path, format: str | None = None) -> str:
+    """The format a file is read in: `file_format`, except that a ``.tsv`` file whose first line names no column
+    (``1 Q0 258 1 402 pop``) is TREC text — recdiv wrote runs as ``run.tsv`` before tables had a format."""
+    fmt = file_format(path, format)
+    if format is None and fmt == "tsv" and Path(path).is_file():
+        from recdiv.data._source import iter_source
+
+        first = next(iter_source(path, 1 << 16), b"").split(b"\n", 1)[0].decode("utf-8", "replace").split()
+        known = {name for names in COLUMNS.values() for name in names}
+        if first and not known & set(first):
+            return "trec"
+    return fmt
+
+
+def rankings_format(path: str | Path, format: str | None = None) -> str:
+    """The format a recommender's or reranker's lists are written in: `file_format`, except that ``-o run.tsv``
+    stays a TREC run, as recdiv has always written it (`recdiv convert` writes TSV tables)."""
+    fmt = file_format(path, format)
+    return "trec" if format is None and fmt == "tsv" else fmt
+
+
 # doors for other libraries' objects ---------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Door:
@@ -345,7 +366,7 @@ def _read(source, kind: str, format: str | None) -> Table:
     if isinstance(source, Table):
         return source
     if isinstance(source, str | Path):
-        return _read_file(Path(source), kind, file_format(source, format))
+        return _read_file(Path(source), kind, input_format(source, format))
     converted = _as_arrow(source, kind)
     if converted is None:
         raise ConfigError(f"cannot read a {kind} from {type(source).__name__}: give a file name, a pandas or polars "
@@ -387,7 +408,7 @@ def _raw_blocks(source, kind: str, format: str | None, rows: int) -> Iterator[Ta
         for lo in range(0, max(arrow.num_rows, 1), rows):
             yield from_arrow(arrow.slice(lo, rows), kind, where, lo + 1, finish=False)
         return
-    path, fmt = Path(source), file_format(source, format)
+    path, fmt = Path(source), input_format(source, format)
     block_bytes = max(rows * 40, 256)  # about 40 bytes a text line
     if fmt == "trec":
         layout = textio.RUN_LAYOUT if kind == "run" else textio.QRELS_LAYOUTS
@@ -515,7 +536,7 @@ def write_rankings(rankings, path: str | Path, *, tag: str = "recdiv", format: s
     from recdiv.data import textio
     from recdiv.data.formats_write import ranking_blocks, write_blocks
 
-    fmt = file_format(path, format)
+    fmt = rankings_format(path, format)
     if fmt == "trec":
         textio.write_rankings(rankings, path, tag=tag)
         return int(rankings.valid.sum())
@@ -552,7 +573,7 @@ def convert(source, target: str | Path, *, kind: str | None = None, source_forma
 def guess_kind(source, format: str | None = None) -> str:
     """"qrels" for a TREC file whose first data line has 3 or 4 fields or a table with a grade column; "run"."""
     if isinstance(source, str | Path):
-        fmt = file_format(source, format)
+        fmt = input_format(source, format)
         if fmt == "trec":
             from recdiv.data._source import iter_source
 
@@ -590,4 +611,5 @@ def _schema_names(path: Path, fmt: str) -> list[str]:
 
 
 __all__ = ["COLUMNS", "FORMATS", "add_door", "concat", "convert", "file_format", "from_arrow", "guess_kind",
-           "iter_qrels", "iter_run", "read_qrels", "read_run", "take", "to_arrow", "write_qrels", "write_run"]
+           "input_format", "iter_qrels", "iter_run", "rankings_format", "read_qrels", "read_run", "take", "to_arrow",
+           "write_qrels", "write_run"]

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from recdiv.data.formats import file_format, iter_qrels, iter_run, read_run
+from recdiv.data.formats import input_format as formats_input_format
+from recdiv.data.formats import iter_qrels, iter_run, read_run
 from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import PAD, Rankings
 from recdiv.data.vocab import Vocab
@@ -348,7 +349,7 @@ def read_part(part: Part) -> Part:
 
 def run_lines(runs: RunSources, input_format: str | None = None) -> int:
     """About how many lines the runs hold (`recdiv.eval.ingest.estimated_lines`)."""
-    return sum(estimated_lines(src, file_format(src, input_format) if isinstance(src, str | Path) else "")
+    return sum(estimated_lines(src, formats_input_format(src, input_format) if isinstance(src, str | Path) else "")
                for src in named_runs(runs).values())
 
 

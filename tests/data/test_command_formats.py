@@ -81,3 +81,16 @@ def test_write_rankings_parquet_row_groups_hold_whole_users(tmp_path):
     assert _lists(path) == _lists(tmp_path / "r.run") == [
         ("d", "30", 1, 3.0), ("d", "10", 2, 2.0), ("d", "20", 3, 1.0), ("a", "20", 1, 3.0), ("c", "10", 1, 3.0),
         ("c", "30", 2, 2.0), ("b", "30", 1, 3.0), ("b", "20", 2, 2.0), ("b", "10", 3, 1.0)]
+
+
+def test_a_tsv_run_without_a_header_is_trec_text_as_recdiv_always_wrote_it(folder, tmp_path):
+    """`recommend -o run.tsv` writes a TREC run (the README's first command; trec_eval reads it) and a TREC run named
+    .tsv is read as TREC text; a .tsv with a header is a table."""
+    _cli("recommend", "--train", str(folder / "train.tsv"), "--algo", "pop", "-n", "4", "-o", str(tmp_path / "run.tsv"))
+    first = (tmp_path / "run.tsv").read_text().splitlines()[0].split()
+    assert len(first) == 6 and first[1] == "Q0"
+    assert F.input_format(tmp_path / "run.tsv") == "trec" and F.rankings_format(tmp_path / "run.tsv") == "trec"
+    F.convert(tmp_path / "run.tsv", tmp_path / "table.tsv")
+    assert (tmp_path / "table.tsv").read_text().splitlines()[0].split("\t")[:2] == ["user", "item"]
+    assert F.input_format(tmp_path / "table.tsv") == "tsv"
+    assert _lists(tmp_path / "run.tsv") == _lists(tmp_path / "table.tsv")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
-import httpx
+import httpx2 as httpx  # the client starlette's TestClient uses (dev dependency)
 import pytest
 
 from recdiv.explore import app as app_module
