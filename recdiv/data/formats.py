@@ -7,23 +7,15 @@ whole users, and written in any of the file formats.
     write_run(table, path, format=None)         write_qrels(...)       convert(source, target, kind=...)
     write_rankings(rankings, path, tag=...)     a recommender's or reranker's lists, in the format of `path`
 
-`source` is a path or a table in memory; `format` one of `FORMATS`, else the file name decides (`file_format`):
-``.parquet``/``.pq`` Parquet, ``.arrow``/``.feather``/``.ipc`` Arrow IPC, ``.csv`` and ``.tsv`` (optionally
-``.gz``) delimited text with a header line, anything else TREC text (``user Q0 item rank score tag``, qrels
-``user 0 item grade``). Tables name their columns in any order, extra columns ignored, with one of the spellings
-of `COLUMNS` — recdiv's (user, item, rank, score / grade), ir_measures' (query_id, doc_id, score / relevance)
-and LensKit's (user_id, item_id, rank, score / rating). A run needs a score or a rank: with a score it is
-ordered by score as TREC runs are (the rank column is kept but not used), with ranks only its score is −rank.
-
-Every door gives the same `recdiv.data._read.Table`: ids as dictionary-encoded strings (integer ids are written
-in decimal: 7 and "7" are one id, so that the same data gives the same numbers whichever door it comes in),
-scores and grades float64, ranks int64, each row's line (text files) or row number (tables). Bad input is one
-`DataError` naming the source, the line or row and the problem: a missing column, an empty or null id, a score
-that is not a finite number, a rank that is not an integer, a grade outside −127..127 (trec_eval's range), a
-repeated (user, item); nothing is dropped silently.
-
-Another library's objects come in through `add_door(name, accepts, to_table)`: `to_table(obj, kind)` returns any
-table this module reads (a pyarrow Table or a DataFrame with the columns above).
+`source` is a path or a table in memory; `format` one of `FORMATS`, else the name decides (`file_format`): Parquet
+(.parquet/.pq), Arrow IPC (.arrow/.feather/.ipc), delimited text with a header (.csv, .tsv; a .tsv without one is
+TREC text), else TREC text (``user Q0 item rank score tag``, qrels ``user 0 item grade``). Columns in any order with
+a spelling of `COLUMNS` (recdiv's, ir_measures', LensKit's); a run ordered by score, else by rank (score −rank).
+Every door gives the same `recdiv.data._read.Table` (ids as dictionary-encoded strings: 7 and "7" are one id;
+scores and grades float64, ranks int64, each row's line or row number). Bad input is one `DataError` naming the
+source, line or row and the problem (missing column, empty id, non-finite score, non-integer rank, a grade outside
+−127..127 as in trec_eval, a repeated (user, item)); nothing is dropped silently. Other libraries' objects come in
+through `add_door(name, accepts, to_table)` (`to_table(obj, kind)`: a pyarrow Table or a DataFrame as above).
 """
 
 from __future__ import annotations
@@ -47,12 +39,8 @@ _EXTENSIONS = {".parquet": "parquet", ".pq": "parquet", ".arrow": "arrow", ".fea
                ".csv": "csv", ".tsv": "tsv", ".json": "json"}
 #: canonical column -> the names it may have in a table (recdiv's, ir_measures', LensKit's)
 COLUMNS: dict[str, tuple[str, ...]] = {
-    "user": ("user", "query_id", "user_id", "q_id"),
-    "item": ("item", "doc_id", "item_id"),
-    "score": ("score",),
-    "rank": ("rank",),
-    "grade": ("grade", "relevance", "rating"),
-}
+    "user": ("user", "query_id", "user_id", "q_id"), "item": ("item", "doc_id", "item_id"),
+    "score": ("score",), "rank": ("rank",), "grade": ("grade", "relevance", "rating")}
 _REQUIRED = {"run": ("user", "item"), "qrels": ("user", "item", "grade")}
 _OPTIONAL = {"run": ("rank", "score"), "qrels": ()}
 _NUMBER_KIND = {"score": "float", "rank": "int", "grade": "float"}
@@ -74,24 +62,19 @@ def file_format(path: str | Path, format: str | None = None) -> str:
 
 
 def input_format(path: str | Path, format: str | None = None) -> str:
-    """The format a file is read in: `file_format`, except that a ``.tsv`` file whose first line names no column
-    (``1 Q0 258 1 402 pop``) is TREC text — recdiv wrote runs as ``run.tsv`` before tables had a format."""
+    """`file_format`, except that a .tsv file whose first line names no column is TREC text (recdiv's old runs)."""
     fmt = file_format(path, format)
     if format is None and fmt == "tsv" and Path(path).is_file():
         from recdiv.data._source import iter_source
 
-        first = next(iter_source(path, 1 << 16), b"").split(b"\n", 1)[0].decode("utf-8", "replace").split()
-        known = {name for names in COLUMNS.values() for name in names}
-        if first and not known & set(first):
-            return "trec"
+        first = set(next(iter_source(path, 1 << 16), b"").split(b"\n", 1)[0].decode("utf-8", "replace").split())
+        return "trec" if first and not first & {name for names in COLUMNS.values() for name in names} else fmt
     return fmt
 
 
 def rankings_format(path: str | Path, format: str | None = None) -> str:
-    """The format a recommender's or reranker's lists are written in: `file_format`, except that ``-o run.tsv``
-    stays a TREC run, as recdiv has always written it (`recdiv convert` writes TSV tables)."""
-    fmt = file_format(path, format)
-    return "trec" if format is None and fmt == "tsv" else fmt
+    """`file_format`, except that lists written to ``run.tsv`` stay a TREC run, as recdiv always wrote them."""
+    return "trec" if format is None and file_format(path) == "tsv" else file_format(path, format)
 
 
 # doors for other libraries' objects ---------------------------------------------------------------------------

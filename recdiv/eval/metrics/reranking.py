@@ -58,17 +58,23 @@ class RBO(PerUserMeasure):
     FORMULA = "Σ_{d≤K} p^{d−1} |R_{:d} ∩ B_{:d}|/d, divided by Σ_{d≤K} p^{d−1} (norm=weights) or times 1 − p"
     CITATION = "Webber, Moffat & Zobel, TOIS 2010 (eq. 7); LensKit rank_biased_overlap"
 
+    def depth_bound(self) -> bool:
+        return False  # A_d divides by d and the weights run to K, however short the lists
+
     def compute(self, view):
         k = self.cutoff
-        items, pos = base_positions(view, k)
+        n = min(k, view.depth)  # beyond the deepest list the overlap c stays: A_d = c/d, one shared series
+        items, pos = base_positions(view, n)
         # the j-th item (1-based) is in both prefixes of length d ⇔ d ≥ max(j, its base position)
-        enters = np.maximum(np.arange(1, k + 1), pos)
-        enters = np.where((pos > 0) & (pos <= k), enters, k + 1)
-        counts = np.zeros((len(items), k + 2), dtype=np.int64)
-        np.add.at(counts, (np.repeat(np.arange(len(items)), k), enters.ravel()), 1)
-        agreement = np.cumsum(counts[:, 1:k + 1], axis=1) / np.arange(1, k + 1)
+        enters = np.maximum(np.arange(1, n + 1), pos)
+        enters = np.where((pos > 0) & (pos <= n), enters, n + 1)
+        counts = np.zeros((len(items), n + 2), dtype=np.int64)
+        np.add.at(counts, (np.repeat(np.arange(len(items)), n), enters.ravel()), 1)
+        overlap = np.cumsum(counts[:, 1:n + 1], axis=1)
         w = self.p ** np.arange(k)
-        total = (agreement * w).sum(axis=1)  # per row: independent of the other users (not BLAS's gemv)
+        total = (overlap / np.arange(1, n + 1) * w[:n]).sum(axis=1)  # per row (not BLAS's gemv)
+        if k > n:  # Σ_{d>n} p^{d−1} c/d
+            total = total + overlap[:, -1] * (w[n:] / np.arange(n + 1, k + 1)).sum()
         return total / w.sum() if self.norm == "weights" else (1.0 - self.p) * total
 
 
