@@ -8,6 +8,7 @@ a registered name. So no request reads a file outside the chosen data folders or
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -205,6 +206,7 @@ def controls(config_cls) -> list[dict[str, Any]]:
     return out
 
 
+@functools.cache
 def tradeoff_parameter(config_cls) -> str | None:
     """The parameter a trade-off curve sweeps: `lambda` if the config has it as a [0, 1] slider, else its first
     [0, 1] slider whose lower bound is included (θ of DPP and Ziegler); None without one (IA-Select)."""

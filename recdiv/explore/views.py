@@ -262,10 +262,13 @@ def curve(engine: Engine, p: Prepared, x: str | None = None, y: str | None = Non
                                        hover=[f"{d.label}\n{x} = {cx:.4f}\n{y} = {cy:.4f}"]))
             points[d.label] = [[cx, cy]]
             continue
-        xs, ys, hover, marks = [], [], [], []
         current = d.params.get(param, RERANKERS.get(d.name).Config().model_dump(by_alias=True).get(param))
-        for v in grid:
-            cx, cy = mean(d.label, {param: v})
+        # the grid's points do not depend on the current value: kept for every state that differs only by it
+        at0 = engine.ranking(p, d.label, {param: grid[0]})[1]
+        sweep = engine.memo(("curve", at0, engine.eval_context(p)[1], param, x, y),
+                            lambda: [mean(d.label, {param: v}) for v in grid])  # noqa: B023 (called at once)
+        xs, ys, hover, marks = [], [], [], []
+        for v, (cx, cy) in zip(grid, sweep):
             xs.append(cx)
             ys.append(cy)
             hover.append(f"{d.label}: {d.name} {param} = {v:g}\n{x} = {cx:.4f}\n{y} = {cy:.4f}")

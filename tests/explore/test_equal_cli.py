@@ -30,7 +30,7 @@ STATES = [
                     a=D(reranker="IASelect"), b=D(reranker="MMR", params={"lambda": 0.3}, aspects="wrmf-factors")),
     synthetic_state(recommender="user-knn", seed=3, threshold=3.0,
                     a=D(reranker="PM2", params={"lambda": 0.7}), b=D(reranker="Calibrated", params={"lambda": 0.4})),
-    synthetic_state(split="kfold:5:2", population="judged", measures=("nDCG@10", "EPC@10", "S-recall@10"),
+    synthetic_state(split="kfold:5:2", population="judged", k=13, measures=("nDCG@10", "EPC@10", "S-recall@10"),
                     a=D(reranker="NGD", params={"lambda": 0.6, "novelty": "PC"}),
                     b=D(reranker="DPP", params={"theta": 0.3})),
     synthetic_state(a=D(reranker="Ziegler", params={"theta_F": 0.4}), b=D(reranker="Random")),
