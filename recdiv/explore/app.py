@@ -261,7 +261,7 @@ def options(engine: Engine, state: State) -> dict[str, Any]:
     from recdiv.algorithms.registry import RECOMMENDERS
     from recdiv.diversifiers.registry import RERANKERS
     from recdiv.eval.catalog import list_measures
-    from recdiv.explore.catalog import aspect_choices, controls, split_choices, tradeoff_parameter
+    from recdiv.explore.catalog import aspect_choices, controls, split_choices, tradeoff_parameter, with_groups
 
     cat = engine.catalog
     dataset = engine.dataset(cat.dataset(state.dataset).key)
@@ -275,7 +275,10 @@ def options(engine: Engine, state: State) -> dict[str, Any]:
     rers = []
     for n in cat.rerankers():
         cls = RERANKERS.get(n)
-        rers.append({"name": n, "doc": first_line(cls), "needs": list(cls.NEEDS), "controls": controls(cls.Config),
+        ctrls = controls(cls.Config)
+        if "item_groups" in cls.NEEDS:  # FA*IR: the protected group among the dataset's explicit groups
+            ctrls = with_groups(ctrls, cat.item_groups(dataset))
+        rers.append({"name": n, "doc": first_line(cls), "needs": list(cls.NEEDS), "controls": ctrls,
                      "tradeoff": tradeoff_parameter(cls.Config)})
     measures = [{"name": m.NAME, "family": m.FAMILY, "kind": m.KIND, "doc": first_line(m),
                  "cutoff": bool(getattr(m, "CUTOFF", True))}
