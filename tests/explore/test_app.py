@@ -36,7 +36,10 @@ def test_page_and_static_files(client):
 
 
 def test_view_shows_lists_and_population(client):
-    body = client.get("/api/view?" + Q).json()
+    r = client.get("/api/view?" + Q)
+    body = r.json()
+    queue, compute = (float(part.split(";dur=")[1]) for part in r.headers["server-timing"].split(", "))
+    assert r.headers["server-timing"].startswith("queue;dur=") and queue >= 0 and compute > 0
     assert set(body["labels"]) == {"baseline", "A", "B"}
     assert body["labels"]["A"] == "A: MMR(lambda=0.5) over genres"
     lists = body["user"]["lists"]
