@@ -339,8 +339,8 @@ class Engine:
         selection only."""
         cands, ckey = self.candidates(p)
         k = p.config.candidates.k
-        if label is None:
-            key = ("baseline", ckey, k)
+        if label is None:  # the first k of any candidate depth n ≥ k (`candidates`): one key for every n
+            key = ("baseline", ckey[0], *ckey[2:], k)
             return self._rankings.get(key, lambda: cands.truncate(k)), key
         from recdiv.diversifiers.registry import RERANKERS
 
