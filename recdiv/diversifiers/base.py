@@ -107,6 +107,9 @@ class Reranker(ABC):
     #: "similarity" (an item similarity: over the aspects by default, or set in the context)
     NEEDS: ClassVar[tuple[str, ...]] = ("aspects",)
     BLOCK_USERS: ClassVar[int] = 512  # users per block: keeps the per-step (users × N) arrays in cache
+    #: parameter settings in which the reranker returns the baseline's top k (pure relevance: MMR λ = 1, xQuAD
+    #: λ = 0, ...); the conformance suite (`recdiv.testing.conformance.check_reranker_class`) checks each
+    PURE_RELEVANCE: ClassVar[tuple[dict, ...]] = ()
 
     @staticmethod
     def reference(params: dict, cands: list[int], scores: list[float], k: int, env) -> list[int]:
