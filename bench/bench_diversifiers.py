@@ -103,7 +103,7 @@ def main() -> None:
                 same &= out.items[r].tolist() == sub.items[r][pos].tolist()
             t_peer = (time.perf_counter() - t0) / args.peer_users * args.users
             peer = f"{t_peer:,.0f} | {t_peer / t_vec:,.0f}×"
-        except ValueError:  # no per-user reference loop for this reranker (its oracle is another library)
+        except NotImplementedError:  # no per-user reference loop for this reranker (its oracle is another library)
             peer, same = "— | —", "—"
         pyv = "—"
         if name in PYVERSITY:
