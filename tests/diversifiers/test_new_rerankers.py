@@ -143,6 +143,22 @@ def test_msd_and_cover_hand_worked():
     assert items.id_of(out.items[0]).tolist() == ["a", "c", "b"]
 
 
+@pytest.mark.parametrize("name", ["COVER", "SSD", "MSD"])
+@pytest.mark.parametrize("jaccard", [False, True])
+def test_undefined_relevance_takes_the_template_rule(name, jaccard):
+    """Constant scores z-scored are NaN for every candidate: the compiled loops take the template's rule (the
+    earliest remaining candidate) — COVER's lazy loop used to index past its arrays (a crash) here."""
+    cands, ctx = random_instance(1, n_users=10, N=30, ragged=True)
+    const = Rankings(cands.users, cands.items, np.where(cands.items >= 0, 1.0, np.nan), cands.user_vocab,
+                     cands.item_vocab)
+    if jaccard:
+        ctx.similarity = Jaccard(ctx.aspects)
+    for c in (cands, const):
+        got = make_reranker(name, norm="zscore").rerank(c, 12, ctx)
+        want = template_only(make_reranker(name, norm="zscore")).rerank(c, 12, ctx)
+        np.testing.assert_array_equal(got.items, want.items)
+
+
 def test_cover_types_group_equal_aspect_sets():
     cands, ctx = random_instance(0, n_users=4, n_items=30, N=20)
     block = CandidateBlock(cands.items, cands.scores, cands.items >= 0, cands.users, ctx)
