@@ -1,10 +1,10 @@
 """numba kernels of COVER (`cover.py`): its lazy greedy loop, one user at a time.
 
 `cover_greedy` takes the candidate types and their similarities that `cover.candidate_types` computes for a block
-(any item similarity); `cover_greedy_masks` finds them itself for 0/1 aspect masks, per user in cache (a hash of the
-masks, then the set similarities of the user's T distinct aspect sets), instead of the block's users × T × T array.
-Both run `_lazy_cover`, which repeats the arithmetic of `COVER.objective` and selects with the template's rule, so
-their lists equal the template's (tests/diversifiers/test_new_rerankers.py).
+(any item similarity); `cover_greedy_masks` finds them itself for 0/1 aspect masks, per user in cache
+(`blocks_kernels.mask_types`, then the set similarities of the user's T distinct aspect sets), instead of the
+block's users × T × T array. Both run `_lazy_cover`, which repeats the arithmetic of `COVER.objective` and selects
+with the template's rule, so their lists equal the template's (tests/diversifiers/test_new_rerankers.py).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from recdiv.diversifiers.blocks_kernels import _set_sim
+from recdiv.diversifiers.blocks_kernels import _set_sim, hash_slots, mask_types, type_best, type_order
 
 
 @numba.njit(inline="always")
@@ -38,66 +38,60 @@ def _cover_gain(t, c, gc, sv, counts, nz, nnz, gamma, additive):
 
 
 @numba.njit(inline="always")
-def _key(rel, order, ptr, gain, t, w, stale):
-    """The value the selection compares for type t: rel of its best remaining member + w·gain, the gain raised by a
-    relative margin of 1e−12 while it is stale (a bound: rounding cannot make the fresh gain exceed it)."""
-    g = gain[t] + 1e-12 * (abs(gain[t]) + 1.0) if stale else gain[t]
-    return rel[order[ptr[t]]] + w * g
+def _bound(g: float) -> float:
+    """A stale gain raised by a relative margin of 1e−12: a bound (rounding cannot make the fresh gain exceed it)."""
+    return g + 1e-12 * (abs(g) + 1.0)
 
 
 @numba.njit(cache=True, nogil=True)
-def _lazy_cover(rel, order, ptr, end, counts, sv, nz, nnz, T, k, w, gamma, additive, out, work, fresh, keyq, recent):
+def _lazy_cover(rel, order, ptr, end, counts, sv, nz, nnz, T, k, w, gamma, additive, out, work, fresh, keyq, recent,
+                taken):
     """One user's COVER selection: f(i) = rel(i) + w·gain(type(i)), gain(t) = Σ_j counts_j·(g(cov(c_j, S_tj)) −
     g(c_j)) summed in type order as `COVER.objective`; after the pick, c_j ← cov(c_j, S_{t*,j}). The members of type
-    t are order[ptr[t]:end[t]] (rel descending, then position), so its best remaining candidate is order[ptr[t]];
-    row t of S is given by its nonzeros (`_nonzero`).
-    Lazy (Minoux 1978): gains only shrink as S grows, so a stale gain (plus a margin) bounds the current one; the type
-    with the largest value (ties: earliest candidate) is taken once its gain is fresh — the template's choice. If
-    every value is NaN (rel undefined), the earliest remaining candidate, as the template. The values compared are
-    kept in `key` and changed only where a gain, a type's best member or its staleness changes.
-    work (4, T) float scratch: c, g(c), gain, key; fresh, keyq (T,) and recent (T + 1,) int scratch."""
+    t are order[ptr[t]:end[t]] (rel descending, then position; `blocks_kernels.type_best` gives its best remaining
+    one); row t of S is given by its nonzeros (`_nonzero`). Lazy (Minoux 1978): gains only shrink as S grows, so a
+    stale gain (`_bound`) bounds the current one; the type with the largest value (ties: earliest candidate) is
+    taken once its gain is fresh — the template's choice. If every value is NaN (rel undefined), the earliest
+    remaining candidate, as the template. The values compared are kept in `key` and changed only where a gain, a
+    type's best member or its staleness changes. work (4, T) float scratch: c, g(c), gain, key; fresh, keyq (T,),
+    recent (T + 1,) int and taken (N,) bool scratch."""
     c, gc, gain, key = work[0], work[1], work[2], work[3]
     N = len(rel)
+    taken[:] = False
     for j in range(T):
         c[j] = 0.0
         gc[j] = _concave(0.0, gamma)
     for t in range(T):
         fresh[t] = 0
-        if ptr[t] < end[t]:
-            gain[t] = _cover_gain(t, c, gc, sv, counts, nz, nnz, gamma, additive)
-            key[t] = _key(rel, order, ptr, gain, t, w, False)
-            keyq[t] = order[ptr[t]]
-        else:
-            key[t] = -np.inf
-            keyq[t] = N  # never chosen: every live type's candidate is earlier
+        gain[t] = _cover_gain(t, c, gc, sv, counts, nz, nnz, gamma, additive) if ptr[t] < end[t] else 0.0
+        key[t], keyq[t] = type_best(rel, order, ptr, end, taken, t, w * gain[t])
     n_recent = 0
     for step in range(k):
         while True:
-            best, bv, bp = -1, -np.inf, N
+            best, bv, bq = -1, -np.inf, N
             for t in range(T):
                 v = key[t]
-                if v > bv or (v == bv and keyq[t] < bp):
-                    best, bv, bp = t, v, keyq[t]
+                if v > bv or (v == bv and keyq[t] < bq):
+                    best, bv, bq = t, v, keyq[t]
             if best < 0:  # every value NaN: the earliest remaining candidate
                 for t in range(T):
-                    if ptr[t] < end[t] and keyq[t] < bp:
-                        best, bp = t, keyq[t]
+                    if ptr[t] < end[t] and keyq[t] < bq:
+                        best, bq = t, keyq[t]
                 break
             if fresh[best] == step:
                 break
             gain[best] = _cover_gain(best, c, gc, sv, counts, nz, nnz, gamma, additive)
             fresh[best] = step
-            key[best] = _key(rel, order, ptr, gain, best, w, False)
+            key[best], keyq[best] = type_best(rel, order, ptr, end, taken, best, w * gain[best])
             recent[n_recent] = best
             n_recent += 1
-        out[step] = bp
-        ptr[best] += 1
-        keyq[best] = order[ptr[best]] if ptr[best] < end[best] else N
+        out[step] = bq
+        taken[bq] = True
         recent[n_recent] = best
         n_recent += 1
         for x in range(T if step == 0 else n_recent):  # the gains fresh at this step are stale at the next
             t = x if step == 0 else recent[x]
-            key[t] = _key(rel, order, ptr, gain, t, w, True) if ptr[t] < end[t] else -np.inf
+            key[t], keyq[t] = type_best(rel, order, ptr, end, taken, t, w * _bound(gain[t]))
         n_recent = 0
         for x in range(nnz[best]):
             j = nz[best, x]
@@ -127,6 +121,7 @@ def cover_greedy(rel, types, order, counts, S, weight, gamma, additive, valid, o
     sv = np.empty((T, T + 1))
     nnz = np.zeros(T, dtype=np.int64)
     row = np.empty(out.shape[1], dtype=np.int64)
+    taken = np.zeros(N, dtype=np.bool_)
     for u in range(n):
         m = 0
         for j in range(N):
@@ -148,7 +143,7 @@ def cover_greedy(rel, types, order, counts, S, weight, gamma, additive, valid, o
                 _nonzero(t, j, S[u, t, j], nz, sv, nnz)
         kk = min(out.shape[1], m)
         _lazy_cover(rel[u], order[u], ptr, end, counts[u], sv, nz, nnz, T, kk, weight[u], gamma, additive,
-                    row, work, fresh, keyq, recent)
+                    row, work, fresh, keyq, recent, taken)
         out[u, :kk] = row[:kk]
 
 
@@ -160,12 +155,7 @@ def cover_greedy_masks(rel, masks, inv, size, defined, cosine, weight, gamma, ad
     `_lazy_cover`."""
     n, N = valid.shape
     k = out.shape[1]
-    H = 1
-    while H < 2 * N:
-        H *= 2
-    slot_key = np.empty(H, dtype=np.int64)
-    slot_type = np.empty(H, dtype=np.int64)
-    slot_user = np.full(H, -1, dtype=np.int64)
+    slots = hash_slots(N)
     types = np.empty(N, dtype=np.int64)
     reps = np.empty(N, dtype=np.int64)
     counts = np.zeros(N)
@@ -173,29 +163,12 @@ def cover_greedy_masks(rel, masks, inv, size, defined, cosine, weight, gamma, ad
     nz = np.empty((N, N + 1), dtype=np.int64)
     nnz = np.zeros(N, dtype=np.int64)
     work = np.zeros((4, N))
-    scratch = np.empty((5, N + 1), dtype=np.int64)
-    fresh, keyq, recent, ptr, end = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4]
-    order = np.empty(N, dtype=np.int64)
-    neg = np.empty(N)
+    scratch = np.empty((6, N + 1), dtype=np.int64)
+    fresh, keyq, recent, ptr, end, order = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], scratch[5]
+    taken = np.zeros(N, dtype=np.bool_)
     row = np.empty(k, dtype=np.int64)
     for u in range(n):
-        T, m = 0, 0
-        for c in range(N):
-            if not valid[u, c]:
-                types[c] = -1
-                continue
-            m += 1
-            key = masks[u, c]
-            h = ((key * -7046029254386353131) >> 20) & (H - 1)  # multiplicative hash, linear probing
-            while slot_user[h] == u and slot_key[h] != key:
-                h = (h + 1) & (H - 1)
-            if slot_user[h] != u:
-                slot_user[h], slot_key[h], slot_type[h] = u, key, T
-                reps[T] = c
-                counts[T] = 0.0
-                T += 1
-            types[c] = slot_type[h]
-            counts[types[c]] += 1.0
+        T, m = mask_types(masks[u], valid[u], u, slots, types, reps, counts)
         if m == 0:
             continue
         for t in range(T):
@@ -208,25 +181,8 @@ def cover_greedy_masks(rel, masks, inv, size, defined, cosine, weight, gamma, ad
                 s = _set_sim(masks[u, q], masks[u, p], inv[u, q], inv[u, p], size[u, q], size[u, p], defined[u, q],
                              cosine)
                 _nonzero(t, j, s, nz, sv, nnz)
-        for c in range(N):  # order: by type, then rel descending (NaN last), then position
-            neg[c] = -rel[u, c] if valid[u, c] and rel[u, c] == rel[u, c] else np.inf
-        by_rel = np.argsort(neg, kind="mergesort")
-        for t in range(T):
-            end[t] = 0
-        for c in range(N):
-            if types[c] >= 0:
-                end[types[c]] += 1
-        start = 0
-        for t in range(T):
-            ptr[t] = start
-            start += end[t]
-            end[t] = ptr[t]
-        for x in range(N):
-            c = by_rel[x]
-            if types[c] >= 0:
-                order[end[types[c]]] = c
-                end[types[c]] += 1
+        type_order(rel[u], types, T, order, ptr, end)
         kk = min(k, m)
         _lazy_cover(rel[u], order, ptr, end, counts, sv, nz, nnz, T, kk, weight[u], gamma, additive, row, work,
-                    fresh, keyq, recent)
+                    fresh, keyq, recent, taken)
         out[u, :kk] = row[:kk]

@@ -32,7 +32,10 @@ def with_groups(ctx: Context, seed: int) -> Context:
 
 FUSED = [("MSD", {"lambda": 0.5}), ("MSD", {"lambda": 0.9}), ("MSD", {"lambda": 1.0}), ("MSD", {"lambda": 0.0}),
          ("COVER", {}), ("COVER", {"lambda": 0.9, "gamma": 1.0}), ("COVER", {"lambda": 0.2, "gamma": 0.3}),
-         ("COVER", {"coverage": "max"}), ("COVER", {"lambda": 1.0}), ("FAIR", {}), ("FAIR", {"p": 0.8, "alpha": 0.2})]
+         ("COVER", {"coverage": "max"}), ("COVER", {"lambda": 1.0}), ("COVER", {"lambda": 0.5, "norm": "rank"}),
+         ("SSD", {}), ("SSD", {"lambda": 0.2, "gamma": 2.0}), ("SSD", {"window": 3}),
+         ("SSD", {"window": 1, "bias": False}), ("SSD", {"lambda": 0.0}), ("SSD", {"lambda": 1.0}), ("FAIR", {}),
+         ("FAIR", {"p": 0.8, "alpha": 0.2})]
 
 
 @pytest.mark.parametrize(("name", "params"), FUSED, ids=[f"{c[0]}{c[1]}" for c in FUSED])
