@@ -140,12 +140,12 @@ def mask_types(masks, valid, u, slots, types, reps, counts):
 
 
 @numba.njit(inline="always")
-def hash_slots(N: int) -> np.ndarray:
-    """The empty hash table of `mask_types` for rows of N candidates."""
+def type_scratch(N: int):
+    """The arrays `mask_types` fills for rows of N candidates: (slots, types, reps, counts), the hash table empty."""
     H = 1
     while H < 2 * N:
         H *= 2
-    return np.full((3, H), -1, dtype=np.int64)
+    return np.full((3, H), -1, dtype=np.int64), np.empty(N, dtype=np.int64), np.empty(N, dtype=np.int64), np.zeros(N)
 
 
 @numba.njit(inline="always")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from recdiv.diversifiers.blocks_kernels import _set_sim, hash_slots, mask_types, type_best, type_order
+from recdiv.diversifiers.blocks_kernels import _set_sim, mask_types, type_best, type_order, type_scratch
 
 
 @numba.njit(inline="always")
@@ -155,10 +155,7 @@ def cover_greedy_masks(rel, masks, inv, size, defined, cosine, weight, gamma, ad
     `_lazy_cover`."""
     n, N = valid.shape
     k = out.shape[1]
-    slots = hash_slots(N)
-    types = np.empty(N, dtype=np.int64)
-    reps = np.empty(N, dtype=np.int64)
-    counts = np.zeros(N)
+    slots, types, reps, counts = type_scratch(N)
     sv = np.empty((N, N + 1))
     nz = np.empty((N, N + 1), dtype=np.int64)
     nnz = np.zeros(N, dtype=np.int64)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from recdiv.diversifiers.blocks_kernels import _set_sim, hash_slots, mask_types, type_best, type_order
+from recdiv.diversifiers.blocks_kernels import _set_sim, mask_types, type_best, type_order, type_scratch
 
 
 @numba.njit(cache=True, nogil=True)
@@ -19,10 +19,7 @@ def ssd_greedy_masks(rel, masks, inv, size, defined, cosine, coef, bias, window,
     not live), the oldest given back (d² + C[head]²) before; w = 0: no window (only live picks add a direction)."""
     n, N = valid.shape
     k = out.shape[1]
-    slots = hash_slots(N)
-    types = np.empty(N, dtype=np.int64)
-    reps = np.empty(N, dtype=np.int64)
-    counts = np.zeros(N)
+    slots, types, reps, counts = type_scratch(N)
     scratch = np.empty((3, N + 1), dtype=np.int64)
     order, ptr, end = scratch[0], scratch[1], scratch[2]
     taken = np.zeros(N, dtype=np.bool_)
