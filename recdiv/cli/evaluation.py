@@ -131,10 +131,11 @@ def _in_memory(command, args, qrels, runs, measures, predictions) -> Evaluated:
                          aspects=args.aspects, previous=getattr(args, "previous", None), threshold=args.rel_threshold,
                          population=args.population, scale=args.rating_scale, input_format=args.input_format,
                          item_groups=args.item_groups, stochastic=args.stochastic)
-    check_needs(measures, inputs, {"aspects": args.aspects, "train": args.train})
+    previous = check_needs(measures, inputs, {"aspects": args.aspects, "train": args.train,
+                                              "previous": getattr(args, "previous", None)})
     names = list(inputs.runs)
     baseline = baseline_name(args.baseline, [*runs, *predictions], names)
-    for note in (max_grade_note(measures, inputs, args.subtopics or qrels),
+    for note in (previous, max_grade_note(measures, inputs, args.subtopics or qrels),
                  unpredicted_note(measures, inputs, names[len(runs):])):
         if note:
             print(note, file=sys.stderr)
