@@ -13,7 +13,10 @@ may fix some parameters (`Registry.alias`); it is deferred with its target.
 
 Beyond the built-ins, a lookup accepts ``module:attribute`` (e.g. ``mypkg.rerankers:MyReranker``, imported on
 use) and the components that installed packages declare under the registry's entry-point group (e.g.
-``[project.entry-points."recdiv.rerankers"] mine = "mypkg.rerankers:MyReranker"``).
+``[project.entry-points."recdiv.rerankers"] mine = "mypkg.rerankers:MyReranker"``). A ``module:attribute`` is
+imported with the working folder on the path (first, as ``python -m`` and ``uvicorn app:app`` do), so that
+``recdiv rerank … --method mymod:MyReranker`` works from the folder that holds ``mymod.py`` although the `recdiv`
+console script itself does not search that folder (`load_plugin`).
 
 A component declares its capabilities in a class attribute ``CAPABILITIES`` (e.g. a recommender that provides
 item factors: ``CAPABILITIES = ("item-factors",)``), so that other layers ask the registry what a component can
@@ -33,7 +36,7 @@ from recdiv.errors import ConfigError
 
 T = TypeVar("T")
 
-__all__ = ["Entry", "Registry", "load_object", "normalise", "source_fingerprint"]
+__all__ = ["Entry", "Registry", "load_object", "load_plugin", "normalise", "source_fingerprint"]
 
 
 def entry_points(group: str):
@@ -65,25 +68,30 @@ def load_object(spec: str, what: str = "component") -> Any:
     return obj
 
 
-def _import_problem(module: str, error: ImportError) -> str:
-    """What went wrong importing `module`, and the fix: the usual case is a module in the working folder, which
-    the `recdiv` console script does not search (unlike `python` and `python -m recdiv`)."""
+def load_plugin(spec: str, what: str = "component") -> Any:
+    """The object a user names by ``module:attribute``, imported with the working folder on the path (see the
+    module docstring): the folder is put first on `sys.path` if no entry of it names it already, and stays there,
+    so that the plugin's own later imports of its neighbours work too."""
     import os
-    import sys
+
+    cwd = os.getcwd()
+    if cwd not in {os.path.abspath(p or os.curdir) for p in sys.path}:
+        sys.path.insert(0, cwd)
+    return load_object(spec, what)
+
+
+def _import_problem(module: str, error: ImportError) -> str:
+    """What went wrong importing `module`, and the fix when the module (or its package) is really missing."""
+    import os
 
     top = module.split(".")[0]
     missing = getattr(error, "name", None)
     target_missing = missing in (top, module) or module.startswith(f"{missing}.")
     if not isinstance(error, ModuleNotFoundError) or not target_missing:
         return f"{type(error).__name__}: {error}"  # the module exists but fails, or a module it imports is missing
-    cwd = os.getcwd()
-    searched = {os.path.abspath(p or os.curdir) for p in sys.path}
-    here = [name for name in (f"{top}.py", top) if os.path.exists(os.path.join(cwd, name))]
-    if here and cwd not in searched:
-        return (f"no module {top!r} on the path, but {here[0]} is in the working folder: the recdiv command does "
-                f"not search it; run PYTHONPATH=. recdiv … or python -m recdiv …")
-    return (f"no module {missing!r} on the path: install the package that holds it (pip install -e FOLDER) or "
-            f"add the folder that holds {top}.py or {top}/ to PYTHONPATH")
+    return (f"no module {missing!r} in the working folder ({os.getcwd()}) or on the path: run the command from "
+            f"the folder that holds {top}.py or {top}/, add that folder to PYTHONPATH, or install the package "
+            f"that holds it (pip install -e FOLDER)")
 
 
 @dataclass(frozen=True)
@@ -239,7 +247,7 @@ class Registry(Generic[T]):
         return f"unknown {self.kind} {name!r}; known: {', '.join(self.names())}"
 
     def _from_spec(self, spec: str) -> Entry[T]:
-        obj = load_object(spec, self.kind)
+        obj = load_plugin(spec, self.kind)
         if self.base is not None and not (isinstance(obj, type) and issubclass(obj, self.base)):
             raise ConfigError(f"{spec!r} is not a {self.kind} (a subclass of {self.base.__name__})")
         return Entry(spec, obj, capabilities=_capabilities(obj))

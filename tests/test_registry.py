@@ -93,6 +93,25 @@ def test_module_class_strings(reg, monkeypatch):
     assert load_object("fake_widgets:Gamma") is Gamma
 
 
+@pytest.mark.parametrize("registry", ["recdiv.algorithms.registry:RECOMMENDERS",
+                                      "recdiv.diversifiers.registry:RERANKERS", "recdiv.eval.catalog:MEASURES"])
+def test_module_class_searches_the_working_folder(registry, tmp_path, monkeypatch):
+    """Every registry imports a ``module:Class`` with the working folder on the path, although the working folder
+    is not on sys.path (as in the `recdiv` console script): the class is found (and then refused as not being a
+    component of that kind), where a module in no folder is 'cannot import'."""
+    reg = load_object(registry)
+    (tmp_path / "cwd_only_xyz.py").write_text("class Thing:\n    pass\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.path", [p for p in sys.path if p not in ("", ".", str(tmp_path))])
+    monkeypatch.delitem(sys.modules, "cwd_only_xyz", raising=False)
+    with pytest.raises(ConfigError, match=f"'cwd_only_xyz:Thing' is not a {reg.kind}"):
+        reg.entry("cwd_only_xyz:Thing")
+    assert sys.modules["cwd_only_xyz"].__file__ == str(tmp_path / "cwd_only_xyz.py")
+    with pytest.raises(ConfigError, match=r"cannot import .* no module 'elsewhere_xyz' in the working folder"):
+        reg.entry("elsewhere_xyz:Thing")
+    monkeypatch.delitem(sys.modules, "cwd_only_xyz")
+
+
 def test_entry_points(reg, monkeypatch):
     mod = types.ModuleType("plugin_widgets")
 

@@ -237,11 +237,11 @@ display(Markdown(results.compare(baseline="user-knn", test="t", correction="holm
 # 2. Make the bonus decay instead of vanish: count how often each genre is covered and give (1 − α)^count
 #    (this is the α-nDCG gain model used as an objective).
 # 3. Use it from the command line without touching recdiv: save the two classes in `newgenre.py` and run, in that
-#    folder, `PYTHONPATH=. recdiv rerank base.run --method newgenre:NewGenre --param lambda=0.5 ...` (or
-#    `python -m recdiv rerank ...`: `python` searches the working folder, the `recdiv` command does not), and the
+#    folder, `recdiv rerank base.run --method newgenre:NewGenre --param lambda=0.5 ...` (a `module:Class` is
+#    imported with the working folder on the path, as `python -m` does), and the
 #    same `newgenre:NewGenre` in an experiment file (docs/tutorial-reranker.md).
 # 4. Explore it live: save the class in `mymodule.py` and run, in that folder,
-#    `PYTHONPATH=. recdiv explore ml-100k --plugin mymodule:NewGenre`. Its λ becomes a slider beside MMR and
+#    `recdiv explore ml-100k --plugin mymodule:NewGenre`. Its λ becomes a slider beside MMR and
 #    xQuAD, and the user view shows its objective at the step each item was chosen; add a
 #    `relevance_term(state, block, remaining, t)` method returning the (1 − λ)·ŝ(i) part to see it split into
 #    relevance and diversity (docs/teaching.md).
