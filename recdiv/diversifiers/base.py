@@ -107,6 +107,12 @@ class Reranker(ABC):
     #: "similarity" (an item similarity: over the aspects by default, or set in the context)
     NEEDS: ClassVar[tuple[str, ...]] = ("aspects",)
     BLOCK_USERS: ClassVar[int] = 512  # users per block: keeps the per-step (users × N) arrays in cache
+    #: the first j positions of its top-k lists are its top-j lists (j ≤ k): nothing it computes depends on k
+    #: (the explorer takes a shorter list from a longer one; tests/diversifiers/test_depth_free.py checks it)
+    DEPTH_FREE: ClassVar[bool] = False
+    #: parameter settings in which the reranker returns the baseline's top k (pure relevance: MMR λ = 1, xQuAD
+    #: λ = 0, ...); the conformance suite (`recdiv.testing.conformance.check_reranker_class`) checks each
+    PURE_RELEVANCE: ClassVar[tuple[dict, ...]] = ()
 
     @staticmethod
     def reference(params: dict, cands: list[int], scores: list[float], k: int, env) -> list[int]:
@@ -125,8 +131,12 @@ class Reranker(ABC):
         args = ", ".join(f"{k}={v!r}" for k, v in self.config.model_dump(by_alias=True).items())
         return f"{self.NAME}({args})"
 
-    def rerank(self, candidates: Rankings, k: int, context: Context | None = None) -> Rankings:
-        context = context if context is not None else Context()
+    def rerank(self, candidates: Rankings, k: int, context: Context | None = None, *,
+               blocks: dict | None = None) -> Rankings:
+        """Every user's top-k list. `blocks`: a dict the caller keeps to reuse, across rerankings of the same
+        `candidates` with the same context (a sweep of λ), what each block of users derives from them alone (the
+        caches of `CandidateBlock`: aspect indicators and probabilities); None keeps nothing."""
+        context = covering(candidates, context if context is not None else Context())
         if k < 0:
             raise ValueError("k must be non-negative")
         items = _map_items(candidates, context)
@@ -139,7 +149,8 @@ class Reranker(ABC):
         def run(lo: int) -> None:
             sl = slice(lo, lo + step)
             block = CandidateBlock(items[sl], scores[sl], items[sl] >= 0, users[sl], context,
-                                   ids=np.asarray(candidates.users[sl]))
+                                   ids=np.asarray(candidates.users[sl]),
+                                   cache={} if blocks is None else blocks.setdefault((lo, step), {}))
             pos[sl] = self._rerank_block(block, kk)
             tick(len(block.items))
 
@@ -157,9 +168,27 @@ class Reranker(ABC):
         """Chosen candidate positions (n, k), −1 where a user has fewer than k candidates."""
 
 
+def covering(candidates: Rankings, context: Context) -> Context:
+    """`context` over its items and then the candidate items it does not know (`Context.with_items`): a candidate
+    that the aspects, the training data and the factors do not describe is an item without features — no aspects,
+    no profile, zero similarity to any item — as RankSys takes an item missing from its feature data, and as
+    `recdiv rerank` reads a candidate that no file describes. Built once per candidate vocabulary (the context's
+    cache keeps it)."""
+    vocab = context.items
+    if vocab is None or vocab is candidates.item_vocab or vocab == candidates.item_vocab:
+        return context
+    listed = np.asarray(candidates.items)
+    ext = candidates.item_vocab.id_of(np.unique(listed[listed >= 0]))
+    if (vocab.lookup(ext, missing="-1") >= 0).all():
+        return context
+    return context.cache.get(("covering", candidates.item_vocab),
+                             lambda: context.with_items(vocab.extend(candidates.item_vocab.ids)))
+
+
 def candidate_block(candidates: Rankings, context: Context) -> CandidateBlock:
     """All of `candidates` as one `CandidateBlock` in the context's item indices (what `Reranker.rerank` builds per
     block of users)."""
+    context = covering(candidates, context)
     items = _map_items(candidates, context)
     scores = np.where(items >= 0, candidates.scores, np.nan).astype(np.float64)
     return CandidateBlock(items, scores, items >= 0, _map_users(candidates, context), context,

@@ -243,6 +243,16 @@ def aspect_probabilities(block, nonneg_scores: np.ndarray) -> BlockSparse:
     return ind.with_values(vals)
 
 
+def score_aspect_probabilities(block) -> BlockSparse:
+    """`aspect_probabilities` of the block's own scores made non-negative (xQuAD, PM-2; cached on the block, read
+    only)."""
+    if "aspect_probabilities" not in block.cache:
+        from recdiv.diversifiers.normalize import nonnegative
+
+        block.cache["aspect_probabilities"] = aspect_probabilities(block, nonnegative(block.scores, block.valid))
+    return block.cache["aspect_probabilities"]
+
+
 def orthogonal_coefficients(basis: np.ndarray, kernel_row: np.ndarray, picked: np.ndarray, d2_picked: np.ndarray,
                             live: np.ndarray) -> np.ndarray:
     """One Gram–Schmidt step in kernel form, for every user of a block: the coefficients of the candidates on the

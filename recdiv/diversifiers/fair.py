@@ -35,10 +35,12 @@ class FAIR(GreedyReranker):
     """
 
     NAME = "FAIR"
+    PURE_RELEVANCE = ({"p": 0.01},)
     FORMULA = "the best remaining candidate, a protected one while |S ∩ P| < m(|S|+1), m(t) = F⁻¹(α_c; t, p)"
     CITATION = "Zehlike et al., CIKM 2017"
     NEEDS = ("item_groups",)
     Config = FAIRConfig
+    DEPTH_FREE = False  # its objective reads k
 
     def init_state(self, block: CandidateBlock):
         protected = protected_items(block.context, self.config.group)

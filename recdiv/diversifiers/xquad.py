@@ -10,11 +10,11 @@ import numpy as np
 from pydantic import Field
 
 from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
-from recdiv.diversifiers.blocks import aspect_probabilities
+from recdiv.diversifiers.blocks import score_aspect_probabilities
 from recdiv.diversifiers.greedy import GreedyReranker
 from recdiv.diversifiers.greedy_kernels import aspect_coverage_greedy
 from recdiv.diversifiers.mmr import _baseline
-from recdiv.diversifiers.normalize import nonnegative, normalize, probability, zscore
+from recdiv.diversifiers.normalize import normalize, probability, zscore
 
 if TYPE_CHECKING:
     from recdiv.diversifiers.reference import UserEnv
@@ -44,6 +44,7 @@ class XQuAD(GreedyReranker):
     """
 
     NAME = "xQuAD"
+    PURE_RELEVANCE = ({"lambda": 0.0}, {"lambda": 0.0, "norm": "zscore"})
     FORMULA = "(1−λ)·P(i|u) + λ·Σ_a p(a|u)P(i|u,a)Π_{j∈S}(1 − αP(j|u,a)), P(i|u) = s⁺(i)/Σ_C s⁺"
     CITATION = "Santos et al. 2010"
     NEEDS = ("aspects", "train")
@@ -55,7 +56,7 @@ class XQuAD(GreedyReranker):
         return super()._rerank_block(block, k)
 
     def init_state(self, block: CandidateBlock):
-        pua = aspect_probabilities(block, nonnegative(block.scores, block.valid))
+        pua = score_aspect_probabilities(block)
         pu = block.user_distribution(self.config.weighting)
         norm = self.config.norm
         if norm == "sum":
