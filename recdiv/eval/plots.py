@@ -48,12 +48,13 @@ def pvalue_chart(curves: Mapping[str, np.ndarray], alpha: float | None = 0.05, *
     for name, p in curves.items():
         p = np.sort(np.asarray(p, dtype=np.float64))[::-1]
         last = max(last, int((p >= floor).sum()))
+        ranks = np.arange(1, len(p) + 1)
+        hover = [f"pair {r}: p = {v:.4g}" if not log_y or v >= floor else f"pair {r}: p < {floor:.2g}"
+                 for r, v in zip(ranks, p)]
         if log_y:
             p = np.maximum(p, floor)
         n_max = max(n_max, len(p))
-        ranks = np.arange(1, len(p) + 1)
-        series.append(Series(str(name), ranks, p, mode="lines+markers" if len(p) <= 60 else "lines",
-                             hover=[f"pair {r}: p = {v:.4g}" for r, v in zip(ranks, p)]))
+        series.append(Series(str(name), ranks, p, mode="lines+markers" if len(p) <= 60 else "lines", hover=hover))
     y_range = (floor / 1.5, 1.5) if log_y else (0.0, 1.0)
     xlabel, right = "system pair (sorted by p-value)", n_max
     if zoom and last + 1 < n_max:
