@@ -11,7 +11,8 @@ axes). Figures are made without pyplot, so the caller's backend is left alone.
 - `robustness_chart` / `plot_robustness`: Kendall τ_b against the degradation level (sparsity or popularity bias).
 - `perturbation_chart` / `plot_perturbation`: a quantity against the perturbation level (P&R Exp. 1–2).
 - `tradeoff_chart` / `plot_tradeoff`: system means on two measures (accuracy vs diversity), with curves over a
-  parameter (e.g. each diversifier's λ grid) and hover intervals.
+  parameter (e.g. each diversifier's λ grid) and hover intervals; each axis title says in words which end is better
+  (`recdiv.eval.charts.axis_title`, also the explorer's).
 - `means_chart`: the mean of one measure per system with its confidence interval and significance marker.
 """
 
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from matplotlib.figure import Figure
 
-from recdiv.eval.charts import Chart, Series, save, to_matplotlib
+from recdiv.eval.charts import Chart, Series, axis_title, save, to_matplotlib
 from recdiv.eval.tables import fmt_p
 
 if TYPE_CHECKING:
@@ -110,7 +111,7 @@ def plot_tradeoff(points: Mapping[str, tuple[float, float]], x_measure: str, y_m
     trade-off curves are `tradeoff_chart`)."""
     series = [Series(str(name), [x], [y], mode="markers", labels=[str(name)], hover=[f"{x:.4f}, {y:.4f}"])
               for name, (x, y) in points.items()]
-    chart = Chart(title or "", x_measure, y_measure, series)
+    chart = Chart(title or "", axis_title(x_measure), axis_title(y_measure), series)
     fig = to_matplotlib(chart, ax)
     legend = fig.axes[0].get_legend() if ax is None else ax.get_legend()
     if legend is not None:
@@ -148,7 +149,7 @@ def tradeoff_chart(cmp: Comparison, x: str, y: str, curves: Mapping[str, Sequenc
             series.append(Series(s, [cmp.means[x][s]], [cmp.means[y][s]], mode="markers", hover=[hover(s)],
                                  labels=[s], emphasis=True))
     height = 400 + 21 * math.ceil(len(series) / 2)  # room for a two-column legend below the axes
-    return Chart(title if title is not None else f"{y} vs {x}", x, y, series, height=height)
+    return Chart(title if title is not None else f"{y} vs {x}", axis_title(x), axis_title(y), series, height=height)
 
 
 def means_chart(cmp: Comparison, measure: str, systems: Sequence[str] | None = None, *,
