@@ -54,6 +54,9 @@ _EXPORTS = {
     "Evaluation": "recdiv.eval.evaluate",
     "evaluate_files": "recdiv.eval.io",
     "Results": "recdiv.eval.results",
+    # what the commands do, from files (recdiv.workflows)
+    "rerank_files": "recdiv.workflows.rerank",
+    "compare_files": "recdiv.workflows.compare",
     # experiments
     "load_experiment": "recdiv.experiment.spec.experiment",
     "run_experiment": "recdiv.experiment.run.runner",

@@ -245,6 +245,19 @@ def _in_folder(path: Path, folder: Path, patterns: Sequence[str]) -> str | None:
     return None
 
 
+def _redirect_damage() -> str:
+    """What a redirection into an input has done or would do: the shell's ``>`` empties the file before any command
+    starts (nothing a command can undo), ``>>`` would append the output to it."""
+    import fcntl
+
+    try:
+        appending = bool(fcntl.fcntl(sys.stdout.fileno(), fcntl.F_GETFL) & os.O_APPEND)
+    except (OSError, ValueError, AttributeError):
+        appending = False
+    return ("writing it would corrupt it" if appending else
+            "the shell emptied that file before recdiv started (`>` truncates it): recreate it")
+
+
 def _stdout_identity() -> tuple[int, int] | None:
     """(device, inode) of standard output when it is a regular file (a `>` or `>>` redirection)."""
     try:
@@ -306,5 +319,5 @@ def guard_outputs(inputs: Iterable[PathLike | None] = (), files: Mapping[str, Pa
     if out is not None:
         for src, src_ident in sources:
             if src_ident == out:
-                raise ConfigError(f"standard output is redirected into the input {src}: writing it would destroy "
-                                  "it: redirect the output to another file")
+                raise ConfigError(f"standard output is redirected into the input {src}: {_redirect_damage()}; "
+                                  "redirect the output to another file")

@@ -28,6 +28,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("testing", ("recdiv.testing",)),  # the kit for component authors: built on the components
     # other tools' interfaces to recdiv: each imports its host library, nothing in recdiv imports them
     ("interop", ("recdiv.ir_measures", "recdiv.lenskit")),
+    # what each command does, as library functions over the components (the command line's handlers call them)
+    ("workflows", ("recdiv.workflows",)),
     ("experiment", ("recdiv.experiment",)),
     ("front ends", ("recdiv.cli", "recdiv.__main__", "recdiv.explore")),  # the command line and the explorer
 ]

@@ -71,3 +71,29 @@ def test_the_suites_catch_a_broken_component():
         conformance.check_recommender(Seen)
     with pytest.raises(AssertionError, match="repeats an item"):
         conformance.check_reranker_class(Repeats)
+
+    class Shifted(Precision):  # P + 1.5: outside its declared range [0, 1]
+        def compute(self, view):
+            return super().compute(view) + 1.5
+
+    class Falling(Precision):  # P@K is not monotone in K: declared so, the suite refutes it
+        MONOTONE_IN_CUTOFF = True
+
+    class NotPure(MMR):  # declares a pure-relevance setting that is not one
+        PURE_RELEVANCE = ({"lambda": 0.0},)
+
+    with pytest.raises(AssertionError, match="outside the declared RANGE"):
+        conformance.check_measure(Shifted)
+    with pytest.raises(AssertionError, match="a value falls"):
+        conformance.check_measure(Falling)
+    with pytest.raises(AssertionError, match="differ from the baseline's top"):
+        conformance.check_reranker_class(NotPure)
+
+
+def test_degenerate_runs():
+    """Every list empty, and every list cut to its first item, for the measure suite."""
+    run = conformance.measure_instance(0)[0]
+    runs = conformance.degenerate_runs(run)
+    assert (runs["every list empty"].items == -1).all()
+    one = runs["one item each"]
+    assert (one.items[:, 1:] == -1).all() and (one.items[:, 0] == run.items[:, 0]).all()

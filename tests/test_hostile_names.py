@@ -53,11 +53,11 @@ def test_compare_preference_markdown_escapes_names_not_its_own_markers(files, ca
     rows = [line for line in out.splitlines() if line.startswith("| ")][1:]
     assert len(rows) == len(NAMES) - 1 and all(r"a\|b \<script\>alert(1)\<" in r for r in rows)
     assert all(len(re.findall(r"(?<!\\)\|", r)) == 9 for r in rows)
-    from recdiv.cli.compare import _format_preferences
+    from recdiv.workflows.compare import format_preferences
 
     row = {"a": "x*y", "b": "b", "wins": 3, "ties": 0, "losses": 1, "effect_size": 0.5, "p_value": 0.01,
            "p_adjusted": 0.02, "significant": True}
-    md = _format_preferences({"pairs": [row], "measure": "m", "alternative": "two-sided", "correction": "holm",
+    md = format_preferences({"pairs": [row], "measure": "m", "alternative": "two-sided", "correction": "holm",
                               "alpha": 0.05}, "markdown")
     assert "| x\\*y | b | 3 | 0 | 1 | +0.5000 | 0.01 | 0.02 * |" in md  # the marker is recdiv's: as written
 

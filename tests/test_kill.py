@@ -84,3 +84,28 @@ def test_sigkill_leaves_each_output_old_or_complete(tmp_path, name):
         for f, data in got.items():
             assert data in (old[f], new[f]), (f"{name}: {f} is neither the old file nor the complete new one after a "
                                               f"kill at {delay:.2f} s")
+
+
+def test_sigterm_removes_the_temporary_partitions(tmp_path):
+    """A SIGTERM (`kill`, a scheduler's time limit) during a streamed evaluation ends it as Ctrl-C does: exit 143,
+    one line, no traceback, its temporary partitions removed and no output left behind."""
+    users, depth = 20000, 50
+    lines = [f"u{u} Q0 i{(u * 7 + r * 13) % 5000} {r} {depth - r} s\n" for u in range(users) for r in range(1, depth)]
+    (tmp_path / "big.run").write_text("".join(lines))
+    (tmp_path / "t.qrels").write_text("".join(f"u{u} 0 i{(u * 7 + 13) % 5000} 5\n" for u in range(users)))
+    work = tmp_path / "tmp"
+    work.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "recdiv", "eval", "t.qrels", "big.run", "-m", "nDCG@10", "AP",
+                             "--memory", "64M", "--per-user-out", "users.parquet"], cwd=tmp_path,
+                            env={**os.environ, "TMPDIR": str(work)}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not any(work.glob("recdiv-stream-*")) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert proc.poll() is None, "the evaluation ended before its partitions appeared: make the run larger"
+    proc.send_signal(signal.SIGTERM)
+    err = proc.communicate(timeout=120)[1]
+    assert proc.returncode == 143, err
+    assert err.strip().splitlines()[-1] == "recdiv: terminated" and "Traceback" not in err, err
+    assert not any(work.glob("recdiv-stream-*")) and not (tmp_path / "users.parquet").exists()
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]  # no half-written output

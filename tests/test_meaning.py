@@ -124,6 +124,17 @@ def test_compare_notes_a_run_compared_with_itself(files, capsys):
     assert "runs a and b" not in err
 
 
+@pytest.mark.parametrize("command", ["compare", "eval", "meta"])
+def test_a_run_given_twice_is_refused(files, capsys, command):
+    """The same path twice would be one run under one name (the second silently replacing the first): refused in
+    memory and streamed; `./a.run` beside `a.run` are two names and get the note above instead."""
+    err = _error(capsys, command, "t.qrels", "a.run", "b.run", "a.run", "-m", "P@5")
+    assert "a.run: the same run is given twice" in err
+    if command != "meta":
+        assert "a.run: the same run is given twice" in _error(capsys, command, "t.qrels", "a.run", "a.run", "-m",
+                                                             "P@5", "--memory", "64M")
+
+
 def test_lenskit_integer_item_ids_meet_an_aspect_file(tmp_path):
     """LensKit datasets often have integer item ids; an aspect file's ids are text: matched by their text, so the
     diversifier diversifies instead of returning the scorer's order."""

@@ -36,6 +36,14 @@ def test_dataset_did_you_mean(tmp_path, monkeypatch):
         dataset_path("ml100")
     with pytest.raises(DataError, match=r"no dataset 'ml-10k' \(did you mean 'ml-100k'\?\)"):
         dataset_path("ml-10k")
+    # an official dataset that is not downloaded is said so, with the command that fetches it (no "did you mean"
+    # itself)
+    with pytest.raises(DataError, match=r"dataset 'ml-1m' is not downloaded: not found in .*`recdiv data fetch ml-1m`"):
+        dataset_path("ml-1m")
+    monkeypatch.delenv("RECDIV_DATA")
+    monkeypatch.setattr("recdiv.data.locate.search_dirs", lambda explicit=None: [])
+    with pytest.raises(DataError, match=r"'ml-100k' is not downloaded: no data folder exists \(searched \$RECDIV_DATA"):
+        dataset_path("ml-100k")
 
 
 def test_latent_cosine_in_eval_names_a_route(tmp_path, capsys):

@@ -151,8 +151,18 @@ def test_stdout_redirected_into_an_input_is_refused(files, capsys, monkeypatch):
         monkeypatch.setattr(sys, "stdout", fh)
         rc = main(["eval", "t.qrels", "a.run", "-m", "P@5"])
     assert rc == 2
-    assert "standard output is redirected into the input a.run" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "standard output is redirected into the input a.run: writing it would corrupt it" in err
     assert (files / "a.run").read_text("utf-8") == RUN
+
+
+def test_stdout_truncated_into_an_input_says_the_shell_emptied_it(files, capsys, monkeypatch):
+    """`recdiv eval q a.run > a.run`: the shell has emptied a.run before recdiv starts; the error says so."""
+    with open(files / "a.run", "w", encoding="utf-8") as fh:
+        monkeypatch.setattr(sys, "stdout", fh)
+        rc = main(["eval", "t.qrels", "a.run", "-m", "P@5"])
+    assert rc == 2
+    assert "the shell emptied that file before recdiv started" in capsys.readouterr().err
 
 
 def test_guard_runs_before_any_work(files, capsys, monkeypatch):

@@ -55,6 +55,12 @@ class ItemSimilarity:
     def dist(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return 1.0 - self.sim(a, b)
 
+    def with_items(self, n_items: int) -> ItemSimilarity | None:
+        """This similarity over `n_items` items, the first ones this one's: the items added have no features (no
+        aspects, a zero factor vector, no rating), so their similarity to any item is undefined (NaN), as for an item
+        that no file describes. None when the similarity cannot say (a plugin's)."""
+        return None
+
     # to implement
     _width = 1
 
@@ -85,6 +91,17 @@ class _FeatureSimilarity(ItemSimilarity):
         """Each item's 0/1 features as the bits of one int64 (≤ 63 features)."""
         bits = np.left_shift(np.int64(1), np.arange(self.features.shape[1], dtype=np.int64))
         return (self.features.astype(np.int64) * bits).sum(axis=1)
+
+    def with_items(self, n_items: int) -> _FeatureSimilarity:
+        import copy
+
+        out = copy.copy(self)  # the class and its parameters; the features and what derives from them anew
+        for derived in ("binary", "bitmasks"):
+            out.__dict__.pop(derived, None)
+        extra = np.zeros((n_items - len(self.features), self.features.shape[1]))
+        out.features = np.concatenate([self.features, extra])
+        out.__post_init__()
+        return out
 
     def _gather(self, idx: np.ndarray):
         safe = np.where(idx >= 0, idx, 0)
@@ -172,6 +189,20 @@ class RatingPearson(ItemSimilarity):
         self._b = ind
         self._n_items = m.shape[1]
         self._full: np.ndarray | None = None
+
+    def with_items(self, n_items: int) -> RatingPearson:
+        import copy
+
+        import scipy.sparse as sp
+
+        out = copy.copy(self)
+        extra = n_items - self._n_items
+        for name in ("_x", "_b"):
+            m = getattr(self, name)
+            indptr = np.concatenate([m.indptr, np.full(extra, m.indptr[-1], m.indptr.dtype)])
+            setattr(out, name, sp.csc_matrix((m.data, m.indices, indptr), shape=(m.shape[0], n_items)))
+        out._n_items, out._full = n_items, None
+        return out
 
     def matrix(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Dense |a| × |b| similarity between item index vectors a and b (NaN where undefined)."""

@@ -56,6 +56,18 @@ class AspectSpace:
     def n_aspects(self) -> int:
         return len(self.names)
 
+    def with_items(self, items: Vocab) -> AspectSpace:
+        """This space over `items`, a vocabulary that starts with this space's items (`Vocab.extend`): the items
+        added have no aspect (an empty A(i), as an item missing from an aspect file)."""
+        if items is self.items or items == self.items:
+            return self
+        if len(items) < len(self.items) or not np.array_equal(items.ids[:len(self.items)], self.items.ids):
+            raise ValueError("with_items takes a vocabulary that extends the space's own")
+        m = self._arrays if self._arrays is not None else self.membership.tocsr()
+        indptr = np.concatenate([m.indptr, np.full(len(items) - len(self.items), m.indptr[-1], m.indptr.dtype)])
+        return AspectSpace(items, self.names, CSRArrays(indptr, m.indices, m.data, (len(items), len(self.names))),
+                           self.name)
+
     @classmethod
     def from_attribute(cls, attribute: Attribute, items: Vocab, name: str = "aspects") -> AspectSpace:
         import scipy.sparse as sp

@@ -67,9 +67,22 @@ def _command(argv: list[str]) -> str | None:
     return next((a for a in argv if not a.startswith("-")), None)
 
 
+class Terminated(Exception):
+    """SIGTERM arrived (`kill`, a batch scheduler's time limit): raised in the main thread so that every `finally`
+    runs — temporary partitions removed, half-written outputs discarded (recdiv.outputs.atomic_write)."""
+
+
+def _terminate(signum, frame) -> None:
+    raise Terminated
+
+
 def main(argv: list[str] | None = None) -> int:
     from recdiv.console import streams
 
+    if argv is None:  # the console script: a SIGTERM ends it as cleanly as Ctrl-C (not when called from Python)
+        import signal
+
+        signal.signal(signal.SIGTERM, _terminate)
     with streams():  # escaped for the terminal, any encoding, clean write errors (recdiv.console)
         return _main(sys.argv[1:] if argv is None else list(argv))
 
@@ -105,6 +118,9 @@ def _main(argv: list[str]) -> int:
     except KeyboardInterrupt:
         _say("recdiv: interrupted")
         return 130
+    except Terminated:
+        _say("recdiv: terminated")
+        return 143
     return int(rc or 0)
 
 

@@ -23,8 +23,6 @@ effect_size = mean preference; ``--per-user`` adds ``"per_user": {"A>B": {USER: 
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
 from recdiv.cli.options import Paths, at_most, finite_float, seed
 from recdiv.errors import ConfigError
@@ -95,9 +93,8 @@ def configure_compare(p: argparse.ArgumentParser) -> None:
                         "distribution charts (self-contained, opens offline)")
     p.add_argument("-o", "--output", default=None, help="write the report to this file (atomically)")
     from recdiv.cli.eval import INPUTS
-    from recdiv.cli.tradeoff import add_tradeoff_options
 
-    add_tradeoff_options(p)
+    _add_tradeoff_options(p)
     outputs = {"output": "-o", "per_user_out": "--per-user-out", "html": "--html"}
     p.set_defaults(func=handler, paths=Paths(INPUTS, outputs, extra=_front_runs))
 
@@ -107,233 +104,52 @@ def _front_runs(args: argparse.Namespace) -> list[str]:
     return [run for front in getattr(args, "front", None) or [] for run in front.partition("=")[2].split(",") if run]
 
 
-def _preference_report(measure, runs, names, baseline, inputs, args, correction) -> dict:
-    import numpy as np
-
-    from recdiv.eval.evaluate import preference_per_user
-    from recdiv.eval.stats.corrections import adjust
-    from recdiv.eval.stats.significance import canonical_test, sign_test
-
-    if args.test is not None and canonical_test(args.test) != "sign":
-        raise ConfigError(f"{measure} gives per-user preferences (+1/0/−1): only --test sign applies")
-    if baseline is None:
-        pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
-    else:
-        pairs = [(a, baseline) for a in names if a != baseline]
-    users = inputs.qrels.population(inputs.context.threshold, inputs.context.population)
-    user_ids = [str(u) for u in inputs.qrels.users.id_of(users)]
-    rows, per_user = [], {}
-    for a, b in pairs:
-        prefs = np.asarray(preference_per_user(measure, runs[a], runs[b], inputs.qrels, inputs.context))
-        res = sign_test(prefs.astype(np.float64), None, args.alternative)
-        wins, losses = int((prefs > 0).sum()), int((prefs < 0).sum())
-        rows.append({"a": a, "b": b, "mean_a": None, "mean_b": None, "p_value": res.p_value,
-                     "effect_size": float(prefs.mean()) if len(prefs) else 0.0,
-                     "wins": wins, "ties": len(prefs) - wins - losses, "losses": losses})
-        if args.per_user:
-            if len(prefs) != len(user_ids):
-                raise ConfigError(f"{measure}: {len(prefs)} preferences for {len(user_ids)} evaluated users")
-            per_user[f"{a}>{b}"] = dict(zip(user_ids, map(int, prefs)))
-    p_adj = adjust([r["p_value"] for r in rows], correction) if rows else []
-    for r, pa in zip(rows, p_adj):
-        r["p_adjusted"] = float(pa)
-        r["significant"] = bool(pa < args.alpha)
-    out = {"measure": measure, "test": "sign", "correction": correction, "alpha": args.alpha,
-           "alternative": args.alternative, "baseline": baseline, "means": {}, "pairs": rows}
-    if args.per_user:
-        out["per_user"] = per_user
-    return out
-
-
-def _format_preferences(rep: dict, fmt: str) -> str:
-    head = ["a", "b", "wins", "ties", "losses", "mean pref", "p", "p_adj"]
-    rows = [[r["a"], r["b"], str(r["wins"]), str(r["ties"]), str(r["losses"]), f"{r['effect_size']:+.4f}",
-             f"{r['p_value']:.4g}", f"{r['p_adjusted']:.4g}" + (" *" if r["significant"] else "")]
-            for r in rep["pairs"]]
-    note = (f"{rep['measure']}: preference of a over b per user; sign test ({rep['alternative']}), "
-            f"{rep['correction']} correction, α = {rep['alpha']}.")
-    if fmt == "latex":
-        from recdiv.escape import latex
-
-        lines = [r"\begin{tabular}{llrrrrrr}", r"\toprule", " & ".join(head) + r" \\", r"\midrule"]
-        lines += [" & ".join(latex(c) for c in r) + r" \\" for r in rows]
-        return "\n".join([*lines, r"\bottomrule", r"\end{tabular}", "% " + latex(note)]) + "\n"
-    if fmt == "markdown":
-        from recdiv.escape import markdown
-
-        lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-        lines += ["| " + " | ".join([markdown(r[0]), markdown(r[1]), *r[2:]]) + " |" for r in rows]  # names: data
-        return "\n".join(lines) + "\n\n" + markdown(note) + "\n"
-    widths = [max(len(x) for x in col) for col in zip(head, *rows)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [head, *rows]]
-    return "\n".join(lines) + "\n" + note + "\n"
-
-
-def same_lists(runs: dict) -> list[tuple[str, str]]:
-    """Pairs of runs that rank the same items in the same order for the same users (a run given twice, or a copy)."""
-    import numpy as np
-
-    names = list(runs)
-    return [(a, b) for i, a in enumerate(names) for b in names[i + 1:]
-            if np.array_equal(runs[a].users, runs[b].users) and np.array_equal(runs[a].items, runs[b].items)]
+def _add_tradeoff_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tradeoff", nargs=2, metavar=("X", "Y"), default=None,
+                   help="trade-off of two per-user measures (an accuracy X, a diversity Y): Pareto front, "
+                        "hypervolume against the nadir, area under the front and, with --baseline, the best Y at "
+                        "95%% and 90%% of the baseline's X, each with a bootstrap interval over users "
+                        "(--samples resamples, default 1000; --confidence)")
+    p.add_argument("--front", action="append", default=[], metavar="NAME=RUN,RUN,...",
+                   help="with --tradeoff: a named front of runs (e.g. a reranker's lambda grid); two --front options "
+                        "are compared: hypervolume difference with interval and p-value, and how often each "
+                        "front dominates the other over the bootstrap resamples")
 
 
 def handler(args: argparse.Namespace) -> int:
     # deferred: numpy, scipy and the metrics load only when the command runs
-    from recdiv.cli.evaluation import check_per_user_out, evaluated, sort_measure_args, write_per_user
-    from recdiv.eval.catalog import parse_measure
-    from recdiv.eval.io import baseline_name, measure_conventions, run_names, stochastic_runs
-    from recdiv.eval.measure import PairwiseMeasure
-    from recdiv.eval.results import Results
-    from recdiv.eval.stats.corrections import canonical_correction
-    from recdiv.eval.stats.significance import MULTI_SYSTEM_TESTS, canonical_test
+    from recdiv import provenance
+    from recdiv.cli.evaluation import sort_measure_args
+    from recdiv.cli.output import emit
+    from recdiv.workflows.compare import compare_files, tests_of
+    from recdiv.workflows.evaluation import EvalOptions
 
-    measure_names = sort_measure_args(args, ("qrels", "runs"))
-    if not measure_names:
+    measures = sort_measure_args(args, ("qrels", "runs"))
+    if not measures:
         raise ConfigError("recdiv compare needs at least one measure: -m MEASURE")
     if args.fold and (args.qrels or args.runs or args.subtopics or args.stochastic):
         raise ConfigError("give either QRELS RUN... or one --fold QRELS RUN... per fold, not both")
     if not args.fold and (not args.qrels or not (args.runs or args.stochastic)):
         raise ConfigError("recdiv compare needs a qrels file and at least two run files (or --stochastic DIR, or "
                           "--fold QRELS RUN... per fold)")
-    test = canonical_test(args.test or "t")
-    if args.correction is None:
-        args.correction = "none" if test in MULTI_SYSTEM_TESTS else "holm"
-    elif test in MULTI_SYSTEM_TESTS and canonical_correction(args.correction) != "none":
-        raise ConfigError(f"--test {test} gives family-wise p-values over all runs: drop --correction "
-                          f"{args.correction} (or use --correction none)")
-    correction = canonical_correction(args.correction)
-    if not 0 < args.confidence < 1:
-        raise ConfigError("--confidence must be in (0, 1)")
-    if not 0 < args.alpha < 1:
-        raise ConfigError("--alpha must be in (0, 1)")
-    conventions = measure_conventions(args.conventions, args.subtopics is not None)
-    measures = [parse_measure(m, conventions) for m in measure_names]
-    pref = [m for m in measures if isinstance(m, PairwiseMeasure)]
-    plain = [m for m in measures if not isinstance(m, PairwiseMeasure)]
-    if args.fold and (pref or args.train or args.previous or args.per_user_out):
-        raise ConfigError("--fold takes per-user measures and --aspects; training data, base lists and preference "
-                          "measures differ per fold (run an experiment for those); --per-user prints the pooled "
-                          "values, --per-user-out writes one evaluation")
-    check_per_user_out(args)
+    tests = tests_of(args.test, args.correction, ci=args.ci, confidence=args.confidence, alpha=args.alpha,
+                     alternative=args.alternative, seed=args.seed, samples=args.samples)
     if args.subtopics:  # every positional argument is a run
         args.qrels, args.runs = None, [args.qrels, *args.runs]
-    folds = [(None, args.qrels, list(args.runs))] if not args.fold else \
-        [(f"fold{i}", f[0], f[1:]) for i, f in enumerate(args.fold, 1)]
-    names: list[str] = []
-    for fold, qrels, run_paths in folds:
-        fold_names = run_names(run_paths)  # the run files' names, then the stochastic runs'
-        fold_names += [name for name, _ in stochastic_runs(args.stochastic, fold_names)]
-        if len(fold_names) < 2:
-            raise ConfigError(f"recdiv compare needs at least two runs{f' in {fold}' if fold else ''}")
-        if names and fold_names != names:
-            raise ConfigError(f"{fold} has the runs {', '.join(fold_names)}; fold1 has {', '.join(names)}: every "
-                              "fold needs the same run names (file stems)")
-        names = fold_names
-        _not_an_input(args.html, [qrels, *run_paths, args.train, args.aspects, args.previous, args.subtopics])
-    baseline = baseline_name(args.baseline, list(folds[0][2]), names)
-    dones = [(fold, evaluated("compare", args, qrels, run_paths, plain)) for fold, qrels, run_paths in folds]
-    done = dones[0][1]
-    if done.inputs is not None:
-        for a, b in same_lists(done.inputs.runs):
-            print(f"recdiv compare: note: runs {a} and {b} hold the same lists: every difference between them is 0 "
-                  "and their test says nothing", file=sys.stderr)
-    if pref and done.inputs is None:
-        raise ConfigError(f"{pref[0]} in recdiv compare needs the runs in memory: raise --memory (or evaluate it with "
-                          "recdiv eval --baseline, which streams)")
-    reports: list[tuple[str, object]] = []  # (kind, payload) in measure order
-    if plain:
-        from recdiv.eval.stats.significance import BOOTSTRAP_SAMPLES, PERMUTATION_SAMPLES
-        from recdiv.eval.stats.tukey import TUKEY_SAMPLES
-        from recdiv.progress import Progress
-
-        write_per_user(args, done.evaluation)  # one evaluation: --per-user-out is refused with --fold
-        parts = {fold: Results.from_evaluation(d.evaluation) for fold, d in dones}
-        res = Results.concat(parts) if args.fold else parts[None]
-        samples = args.samples or {"permutation": PERMUTATION_SAMPLES, "bootstrap": BOOTSTRAP_SAMPLES,
-                                   "tukey": TUKEY_SAMPLES}.get(test)
-        bar = Progress(f"compare: {test} test", len(plain) * samples if samples else None,
-                       enabled=None if samples else False)
-        with bar:  # Monte Carlo samples over all measures (the randomised tests report each chunk)
-            cmp = res.compare(baseline=baseline, test=test, correction=correction, alpha=args.alpha,
-                              alternative=args.alternative, seed=args.seed, n_samples=args.samples, ci=args.ci,
-                              confidence=args.confidence)
-    tradeoff = None
-    if args.tradeoff:
-        from recdiv.cli.tradeoff import tradeoff_report
-
-        if not plain:
-            raise ConfigError(f"--tradeoff {args.tradeoff[0]}: not one of the compared per-user measures (-m)")
-        tradeoff = tradeoff_report(args, res, names, baseline)
-    elif args.front:
-        raise ConfigError("--front needs --tradeoff X Y")
-    groups = {}
-    if args.groups:
-        if not plain:
-            raise ConfigError("--groups needs at least one per-user measure")
-        import numpy as np
-
-        labels = np.concatenate([d.labels(args.groups) for _, d in dones])
-        groups = res.compare_groups(labels, baseline=baseline,
-                                    test=test, correction=correction, alpha=args.alpha, alternative=args.alternative,
-                                    seed=args.seed, n_samples=args.samples, ci=args.ci, confidence=args.confidence)
-    for m in measures:
-        if m in pref:
-            reports.append(("pref", _preference_report(str(m), done.inputs.runs, names, baseline, done.inputs, args,
-                                                       correction)))
-        else:
-            d = cmp.to_dict(str(m))
-            if groups:
-                d["groups"] = {g: {"n": next(iter(c.n[str(m)].values())), **c.to_dict(str(m))}
-                               for g, c in groups.items()}
-            if args.per_user:
-                ids = [":".join(map(str, u)) if isinstance(u, tuple) else str(u) for u in res.users]
-                d["per_user"] = {s: dict(zip(ids, map(float, res.per_user(s, str(m))))) for s in res.systems}
-            reports.append(("plain", d))
-    from recdiv import provenance
-
+    folds = [(f[0], f[1:]) for f in args.fold or []]
+    for qrels, runs in folds or [(args.qrels, args.runs)]:
+        _not_an_input(args.html, [qrels, *runs, args.train, args.aspects, args.previous, args.subtopics])
+    report = compare_files(args.qrels, args.runs, measures, folds=folds, options=EvalOptions.of(args), tests=tests,
+                           per_user=args.per_user, per_user_out=args.per_user_out, groups=args.groups,
+                           tradeoff=args.tradeoff, fronts=args.front)
     made_by = provenance.of_command(args)
-    chosen = {"conventions": done.conventions.describe()} if done.conventions is not None else {}
-    if args.format == "json":
-        payload = [{**r, **chosen, "provenance": made_by} for _, r in reports]  # each: one or a list of them
-        if tradeoff is not None:
-            from recdiv.cli.tradeoff import tradeoff_json
-
-            payload.append({**tradeoff_json(tradeoff), "provenance": made_by})
-        text = json.dumps(payload[0] if len(payload) == 1 else payload, indent=2, ensure_ascii=False) + "\n"
-    else:
-        parts = []
-        if plain:
-            parts.append({"table": cmp.to_table, "markdown": cmp.to_markdown, "latex": cmp.to_latex}[args.format]())
-        for g, c in groups.items():
-            n = next(iter(c.n[c.measures[0]].values()))
-            title = f"user group {g} ({n} users)"
-            if args.format == "latex":
-                parts.append(c.to_latex(caption=f"{title}. {c.note()}"))
-            else:
-                parts.append(("### " if args.format == "markdown" else "== ") + title + "\n\n"
-                             + {"table": c.to_table, "markdown": c.to_markdown}[args.format]())
-        parts += [_format_preferences(r, args.format) for kind, r in reports if kind == "pref"]
-        if tradeoff is not None:
-            from recdiv.cli.tradeoff import format_tradeoff
-
-            parts.append(format_tradeoff(tradeoff, args.format))
-        text = "\n".join(parts)
-        if chosen:
-            text += ("% " if args.format == "latex" else "\n") + f"{chosen['conventions']}.\n"
-        if args.format == "latex":
-            text = provenance.comment(made_by, "%") + text
-        elif args.format == "markdown":
-            text += "\n" + provenance.markdown_comment(made_by)
-    from recdiv.cli.output import emit
-
+    text = report.json(made_by) if args.format == "json" else report.text(args.format, made_by)
     if args.html:
-        _write_page(args, res if plain else None, cmp if plain else None, groups,
-                    [_format_preferences(r, "table") for kind, r in reports if kind == "pref"], len(names),
-                    len(dones), done.context, made_by)
+        from recdiv.outputs import write_text
+
+        write_text(args.html, report.page(made_by))
     emit(text, args.output)
-    for _, d in dones:  # after the output: a failed command prints only its one-line error
-        d.state()
+    report.state()  # after the output: a failed command prints only its one-line error
     return 0
 
 
@@ -344,19 +160,3 @@ def _not_an_input(output: str | None, inputs) -> None:
     if output and any(p is not None and Path(p).resolve() == Path(output).resolve() for p in inputs):
         raise ConfigError(f"--html {output}: is an input of this command; writing it would destroy it: choose "
                           "another output file")
-
-
-def _write_page(args, res, cmp, groups, preferences: list[str], n_runs: int, n_folds: int, ctx,
-                made_by: dict) -> None:
-    """The results page of `recdiv compare --html` (`recdiv.eval.report.comparison_page`)."""
-    from recdiv.data.textio import atomic_write
-    from recdiv.eval.report import comparison_page
-
-    what = f"{n_runs} runs" + (f" over {n_folds} folds (per-user values pooled over (fold, user) pairs)"
-                               if args.fold else "")
-    description = (f"{what}; relevant ⇔ grade ≥ {ctx.threshold:g}; users: {ctx.population} population; "
-                   f"seed {args.seed}.")
-    text = comparison_page(res, cmp, title="recdiv compare", description=description, groups=groups,
-                           preferences=preferences, provenance=made_by)
-    with atomic_write(args.html) as f:
-        f.write(text)

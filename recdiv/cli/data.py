@@ -54,6 +54,9 @@ def configure_data(data: argparse.ArgumentParser) -> None:
                      help="keep an (item, aspect) pair only if its weight >= W (Last.fm tags: users who applied it)")
     exp.add_argument("--top", type=int, default=None, metavar="N", help="keep the N heaviest aspects of every item")
     exp.add_argument("--seed", type=int, default=0, help="seed of random splits (default 0)")
+    exp.add_argument("--qrels-format", choices=("trec", "parquet", "arrow"), default="trec",
+                     help="the test judgments as test.qrels (TREC text, default), test.parquet or test.arrow (columns "
+                          "user, item, grade); every command reads all three")
     exp.add_argument("--data-dir", metavar="DIR", help=DATA_DIR_HELP)
     exp.add_argument("--force", action="store_true", help="overwrite the files of an earlier export")
     exp.set_defaults(func=_export, paths=Paths(folders={"output": ("-o", _export_files)},
@@ -137,7 +140,7 @@ def _export(args) -> int:
     from recdiv.data.items import Items
 
     out = export_split(split, args.output, source=source, aspects=aspects, aspect_name=name,
-                       items=Items.of(dataset, space), force=args.force)
+                       items=Items.of(dataset, space), force=args.force, qrels_format=args.qrels_format)
     print(out.summary, file=sys.stderr)
     return 0
 

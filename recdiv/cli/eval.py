@@ -80,9 +80,10 @@ def configure_eval(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     # deferred: the metrics bring numpy, scipy and numba, which `recdiv eval --help` does not need
-    from recdiv.cli.evaluation import check_per_user_out, evaluated, sort_measure_args, write_per_user
+    from recdiv.cli.evaluation import check_per_user_out, sort_measure_args, write_per_user
     from recdiv.eval.catalog import parse_measures
     from recdiv.eval.io import measure_conventions
+    from recdiv.workflows.evaluation import EvalOptions, evaluate_inputs
 
     if args.list:
         sys.stdout.write(list_text())
@@ -102,7 +103,7 @@ def main(args: argparse.Namespace) -> int:
                               measure_conventions(args.conventions, args.subtopics is not None))
     check_per_user_out(args)
     args.population = args.population or ("judged" if args.predictions and not runs else None)
-    done = evaluated("eval", args, qrels, runs, measures)
+    done = evaluate_inputs("eval", qrels, runs, measures, EvalOptions.of(args))
     evaluation = done.evaluation
     write_per_user(args, evaluation)
     if args.by_user:

@@ -60,6 +60,8 @@ for _format in [
     DatasetFormat("lastfm-1k", "userid-timestamp-artid-artname-traid-traname.tsv", "recdiv.data.lastfm:load_lastfm_1k"),
     DatasetFormat("lastfm-360k", "usersha1-artmbid-artname-plays.tsv", "recdiv.data.lastfm:load_lastfm_360k"),
     DatasetFormat("recdiv-export", "test.qrels", "recdiv.data.export:load_export"),  # `recdiv data export`'s folder
+    DatasetFormat("recdiv-export-parquet", "test.parquet", "recdiv.data.export:load_export"),  # … --qrels-format
+    DatasetFormat("recdiv-export-arrow", "test.arrow", "recdiv.data.export:load_export"),
     DatasetFormat("recdiv-tsv", "interactions.tsv", "recdiv.data.load:load_recdiv_tsv"),
 ]:
     FORMATS.add(_format.name, _format)

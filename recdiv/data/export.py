@@ -4,6 +4,8 @@
   `rerank --train`, `eval --train`);
 - ``test.qrels``: the test judgments in TREC qrels format, ``user 0 item grade`` (`eval`, `compare`, trec_eval):
   the test rating for explicit data; 1 for every test interaction of implicit data (play counts are not grades);
+  ``test.parquet`` or ``test.arrow`` instead with ``qrels_format`` parquet or arrow (columns user, item, grade: the
+  reader layer's, `recdiv.data.formats`);
 - ``aspects.tsv`` (when an item attribute is chosen): ``item<TAB>aspect[<TAB>weight]``, tab-separated so that
   aspect names with spaces (Last.fm tags such as ``hip hop``) survive (`rerank --aspects`, `eval --aspects`);
 - ``items.tsv``: every item with its title and aspects, ``item<TAB>title<TAB>aspect…`` (`recdiv.data.items`;
@@ -33,7 +35,9 @@ from recdiv.outputs import write_text
 
 __all__ = ["EXPORT_FILES", "Export", "export_split", "load_export", "recorded_threshold", "relevance_threshold"]
 
-EXPORT_FILES = ("train.tsv", "test.qrels", "aspects.tsv", "items.tsv", "README.txt", RECORD)
+#: the qrels file of an export in each format it can be written in
+QRELS_FILES = {"trec": "test.qrels", "parquet": "test.parquet", "arrow": "test.arrow"}
+EXPORT_FILES = ("train.tsv", *QRELS_FILES.values(), "aspects.tsv", "items.tsv", "README.txt", RECORD)
 
 
 @dataclass(frozen=True)
@@ -57,10 +61,14 @@ def relevance_threshold(split: Split) -> float:
 
 
 def export_split(split: Split, folder: str | Path, *, source: str, aspects: pd.DataFrame | None = None,
-                 aspect_name: str = "aspects", items: Items | None = None, force: bool = False) -> Export:
+                 aspect_name: str = "aspects", items: Items | None = None, force: bool = False,
+                 qrels_format: str = "trec") -> Export:
     """Write `split` (and, if given, the item-aspect pairs `aspects`: columns item, aspect[, weight], and the
     items' titles and aspects `items`) into `folder` (created if needed). Existing export files are an error unless
-    `force`. `source` names the dataset and split in README.txt (e.g. ``ml-100k, split u1``)."""
+    `force`. `source` names the dataset and split in README.txt (e.g. ``ml-100k, split u1``). `qrels_format`: trec
+    (test.qrels), parquet (test.parquet) or arrow (test.arrow)."""
+    if qrels_format not in QRELS_FILES:
+        raise ConfigError(f"qrels format must be one of {', '.join(QRELS_FILES)}, got {qrels_format!r}")
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise ConfigError(f"-o {folder}: exists and is not a folder")
@@ -77,9 +85,16 @@ def export_split(split: Split, folder: str | Path, *, source: str, aspects: pd.D
     qrels = pd.DataFrame({"user": test["user"], "item": test["item"],
                           "grade": np.ones(len(test)) if implicit else test["value"].to_numpy(np.float64)})
     tau = relevance_threshold(split)
-    files = [folder / "train.tsv", folder / "test.qrels"]
+    files = [folder / "train.tsv", folder / QRELS_FILES[qrels_format]]
+    for stale in set(QRELS_FILES.values()) - {files[1].name}:  # --force over an export in another format
+        (folder / stale).unlink(missing_ok=True)
     write_interactions_tsv(train, files[0])
-    write_trec_qrels(qrels, files[1])
+    if qrels_format == "trec":
+        write_trec_qrels(qrels, files[1])
+    else:
+        from recdiv.data.formats import write_qrels
+
+        write_qrels(qrels, files[1], format=qrels_format)
     if aspects is not None:
         if "weight" in aspects and (aspects["weight"].to_numpy() == 1.0).all():
             aspects = aspects.drop(columns="weight")  # membership only (genres): two columns
@@ -89,11 +104,11 @@ def export_split(split: Split, folder: str | Path, *, source: str, aspects: pd.D
         files.append(folder / "items.tsv")
         write_items_tsv(items, files[-1])
     text = readme(split, source=source, qrels=qrels, train=train, aspects=aspects, aspect_name=aspect_name, tau=tau,
-                  items=items)
+                  items=items, qrels_file=files[1].name)
     files.append(folder / "README.txt")
     write_text(files[-1], text)
     scale = split.train.scale
-    record = {"source": source, "qrels": "test.qrels", "threshold": tau,
+    record = {"source": source, "qrels": files[1].name, "threshold": tau,
               "rating_scale": None if scale is None else [float(scale[0]), float(scale[1])],
               "feedback": split.test.kind}
     files.append(folder / RECORD)
@@ -122,7 +137,7 @@ def _same_export(split: Split, folder: Path, present: list[str], **what) -> Expo
 
 
 def readme(split: Split, *, source: str, qrels: pd.DataFrame, train: pd.DataFrame, aspects: pd.DataFrame | None,
-           aspect_name: str, tau: float, items: Items | None = None) -> str:
+           aspect_name: str, tau: float, items: Items | None = None, qrels_file: str = QRELS_FILES["trec"]) -> str:
     """README.txt of an export folder: one paragraph per file, and the relevance threshold to evaluate with."""
     implicit = split.test.kind == "implicit"
     scale = split.train.scale
@@ -139,15 +154,20 @@ def readme(split: Split, *, source: str, qrels: pd.DataFrame, train: pd.DataFram
         f"  {len(train):,} lines, {train['user'].nunique():,} users, {train['item'].nunique():,} items.",
         "  Read by: recdiv recommend --train, recdiv rerank --train, recdiv eval/compare --train.",
         "",
-        "test.qrels",
-        f"  Test judgments in TREC qrels format: user 0 item grade; grade = {grade}.",
-        f"  {len(qrels):,} lines, {qrels['user'].nunique():,} users.",
+        qrels_file,
+        (f"  Test judgments in TREC qrels format: user 0 item grade; grade = {grade}." if qrels_file.endswith(".qrels")
+         else f"  Test judgments as a {'Parquet' if qrels_file.endswith('.parquet') else 'Arrow IPC'} table with "
+              f"columns user, item, grade; grade = {grade}."),
+        f"  {len(qrels):,} {'lines' if qrels_file.endswith('.qrels') else 'rows'}, "
+        f"{qrels['user'].nunique():,} users.",
         f"  Relevant <=> grade >= {tau:g}: recdiv eval/compare --rel-threshold {tau:g}"
-        + (" (the default)" if tau == 4.0 else "") + f"; trec_eval -l {tau:g}"
-        + ("" if float(tau).is_integer() else " (trec_eval reads integer grades only)") + ".",
+        + (" (the default)" if tau == 4.0 else "")
+        + (f"; trec_eval -l {tau:g}" + ("" if float(tau).is_integer() else " (trec_eval reads integer grades only)")
+           if qrels_file.endswith(".qrels") else "") + ".",
         "  Users averaged over: those with at least one relevant test item (recdiv's default --population relevant);",
         "  trec_eval averages over every user with a judgment (--population judged).",
-        "  Read by: recdiv recommend --qrels (the users to recommend for), recdiv eval, recdiv compare, trec_eval.",
+        "  Read by: recdiv recommend --qrels (the users to recommend for), recdiv eval, recdiv compare"
+        + (", trec_eval." if qrels_file.endswith(".qrels") else " (`recdiv convert` writes it as TREC text)."),
     ]
     if aspects is not None:
         weight = "<TAB>weight (e.g. how many users applied the tag)" if "weight" in aspects else ""
@@ -174,9 +194,9 @@ def readme(split: Split, *, source: str, qrels: pd.DataFrame, train: pd.DataFram
 
 
 def load_export(folder: str | Path, *, kind: str | None = None) -> Dataset:
-    """A `recdiv data export` folder as a dataset: its split is `export` (train.tsv / test.qrels); interactions are
-    both parts; attributes the aspects of aspects.tsv (named as README.txt names them, else "aspects"); titles from
-    items.tsv. `kind`: explicit or implicit (default: what README.txt says)."""
+    """A `recdiv data export` folder as a dataset: its split is `export` (train.tsv / test.qrels, .parquet or .arrow);
+    interactions are both parts; attributes the aspects of aspects.tsv (named as README.txt names them, else
+    "aspects"); titles from items.tsv. `kind`: explicit or implicit (default: what README.txt says)."""
     from recdiv.data._build import attribute_from_pairs
     from recdiv.data.interactions import Interactions
     from recdiv.data.items import read_items_tsv
@@ -191,7 +211,14 @@ def load_export(folder: str | Path, *, kind: str | None = None) -> Dataset:
     if kind not in ("explicit", "implicit"):
         raise ConfigError(f"kind must be explicit or implicit, got {kind!r}")
     train = read_interactions_tsv(folder / "train.tsv")[["user", "item", "value"]]
-    test = read_trec_qrels(folder / "test.qrels").rename(columns={"grade": "value"})
+    qrels_file = next((folder / n for n in QRELS_FILES.values() if (folder / n).is_file()), folder / "test.qrels")
+    if qrels_file.suffix == ".qrels":
+        test = read_trec_qrels(qrels_file)
+    else:
+        from recdiv.data.formats import read_qrels
+
+        test = read_qrels(qrels_file).frame()
+    test = test.rename(columns={"grade": "value"})
     aspects = read_item_aspects_tsv(folder / "aspects.tsv") if (folder / "aspects.tsv").is_file() else None
     items_file = read_items_tsv(folder / "items.tsv") if (folder / "items.tsv").is_file() else None
     users = Vocab.from_values(train["user"], test["user"])

@@ -50,6 +50,19 @@ class Interactions:
         if self.timestamps is not None and len(self.timestamps) != self.matrix.nnz:
             raise ValueError("timestamps must align with the stored values")
 
+    def with_items(self, items: Vocab) -> Interactions:
+        """These interactions over `items`, a vocabulary that starts with this one's items (`Vocab.extend`): the
+        items added have no interaction (zero popularity, in no profile)."""
+        if items is self.items or items == self.items:
+            return self
+        if len(items) < len(self.items) or not np.array_equal(items.ids[:len(self.items)], self.items.ids):
+            raise ValueError("with_items takes a vocabulary that extends the interactions' own")
+        import scipy.sparse as sp
+
+        m = self.matrix
+        wider = sp.csr_matrix((m.data, m.indices, m.indptr), shape=(m.shape[0], len(items)))
+        return replace(self, items=items, matrix=wider)
+
     # construction ---------------------------------------------------------------------------------
     @classmethod
     def from_arrays(

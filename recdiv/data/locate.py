@@ -58,9 +58,18 @@ def dataset_path(name_or_path: str | Path, data_root: str | Path | None = None) 
     for root in dirs:
         if (root / name).is_dir():
             return root / name
-    where = ", ".join(map(str, dirs)) or "no data folder exists"
+    where = (f"not found in {', '.join(map(str, dirs))}" if dirs else
+             f"no data folder exists (searched {', '.join(_default_places())})")
+    if str(name_or_path) in DATASETS:  # an official dataset that is not here yet
+        raise DataError(f"dataset {str(name_or_path)!r} is not downloaded: {where}; `recdiv data fetch "
+                        f"{name_or_path}` downloads it, or pass --data-dir / set RECDIV_DATA")
     known = sorted({*DATASETS.names(), *(p.name for root in dirs for p in root.iterdir() if p.is_dir())})
     close = difflib.get_close_matches(str(name_or_path), known, n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    raise DataError(f"no dataset {str(name_or_path)!r}{hint}: not a folder, and not found in {where} "
-                    f"(`recdiv data fetch {name}` downloads the official ones)")
+    raise DataError(f"no dataset {str(name_or_path)!r}{hint}: not a folder, and {where} "
+                    "(`recdiv data fetch NAME` downloads the official ones)")
+
+
+def _default_places() -> list[str]:
+    """The folders searched when neither --data-dir nor RECDIV_DATA is given, for messages."""
+    return ["$RECDIV_DATA", str(REPO_ROOT.parent / "shared" / "data"), "~/.cache/recdiv/data"]

@@ -107,6 +107,9 @@ class Reranker(ABC):
     #: "similarity" (an item similarity: over the aspects by default, or set in the context)
     NEEDS: ClassVar[tuple[str, ...]] = ("aspects",)
     BLOCK_USERS: ClassVar[int] = 512  # users per block: keeps the per-step (users × N) arrays in cache
+    #: parameter settings in which the reranker returns the baseline's top k (pure relevance: MMR λ = 1, xQuAD
+    #: λ = 0, ...); the conformance suite (`recdiv.testing.conformance.check_reranker_class`) checks each
+    PURE_RELEVANCE: ClassVar[tuple[dict, ...]] = ()
 
     @staticmethod
     def reference(params: dict, cands: list[int], scores: list[float], k: int, env) -> list[int]:
@@ -126,7 +129,7 @@ class Reranker(ABC):
         return f"{self.NAME}({args})"
 
     def rerank(self, candidates: Rankings, k: int, context: Context | None = None) -> Rankings:
-        context = context if context is not None else Context()
+        context = covering(candidates, context if context is not None else Context())
         if k < 0:
             raise ValueError("k must be non-negative")
         items = _map_items(candidates, context)
@@ -157,9 +160,27 @@ class Reranker(ABC):
         """Chosen candidate positions (n, k), −1 where a user has fewer than k candidates."""
 
 
+def covering(candidates: Rankings, context: Context) -> Context:
+    """`context` over its items and then the candidate items it does not know (`Context.with_items`): a candidate
+    that the aspects, the training data and the factors do not describe is an item without features — no aspects,
+    no profile, zero similarity to any item — as RankSys takes an item missing from its feature data, and as
+    `recdiv rerank` reads a candidate that no file describes. Built once per candidate vocabulary (the context's
+    cache keeps it)."""
+    vocab = context.items
+    if vocab is None or vocab is candidates.item_vocab or vocab == candidates.item_vocab:
+        return context
+    listed = np.asarray(candidates.items)
+    ext = candidates.item_vocab.id_of(np.unique(listed[listed >= 0]))
+    if (vocab.lookup(ext, missing="-1") >= 0).all():
+        return context
+    return context.cache.get(("covering", candidates.item_vocab),
+                             lambda: context.with_items(vocab.extend(candidates.item_vocab.ids)))
+
+
 def candidate_block(candidates: Rankings, context: Context) -> CandidateBlock:
     """All of `candidates` as one `CandidateBlock` in the context's item indices (what `Reranker.rerank` builds per
     block of users)."""
+    context = covering(candidates, context)
     items = _map_items(candidates, context)
     scores = np.where(items >= 0, candidates.scores, np.nan).astype(np.float64)
     return CandidateBlock(items, scores, items >= 0, _map_users(candidates, context), context,

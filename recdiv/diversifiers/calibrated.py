@@ -38,6 +38,7 @@ class Calibrated(GreedyReranker):
     """
 
     NAME = "Calibrated"
+    PURE_RELEVANCE = ({"lambda": 0.0},)
     FORMULA = "(1−λ)·Σ ŝ − λ·KL(p ‖ q̃) of S ∪ {i}"
     CITATION = "Steck 2018"
     NEEDS = ("aspects", "train")

@@ -38,6 +38,7 @@ class COVER(GreedyReranker):
     """
 
     NAME = "COVER"
+    PURE_RELEVANCE = ({"lambda": 1.0},)
     FORMULA = "λ·ŝ(i) + (1−λ)·ΔF, F(S) = (1/|C|)Σ_{j∈C} (cov_S(j))^γ"
     CITATION = "Nemhauser et al. 1978; Lin & Bilmes 2011"
     NEEDS = ("similarity",)

@@ -39,6 +39,7 @@ class DPP(GreedyReranker):
     """
 
     NAME = "DPP"
+    PURE_RELEVANCE = ({"theta": 1.0},)
     FORMULA = "greedy MAP of det(L_Y), L = diag(q)·S·diag(q)"
     CITATION = "Chen et al. 2018"
     NEEDS = ("similarity",)  # an item similarity: over aspects (cosine, jaccard), factors or ratings

@@ -35,6 +35,7 @@ class FAIR(GreedyReranker):
     """
 
     NAME = "FAIR"
+    PURE_RELEVANCE = ({"p": 0.01},)
     FORMULA = "the best remaining candidate, a protected one while |S ∩ P| < m(|S|+1), m(t) = F⁻¹(α_c; t, p)"
     CITATION = "Zehlike et al., CIKM 2017"
     NEEDS = ("item_groups",)

@@ -40,6 +40,7 @@ class MMR(GreedyReranker):
     """
 
     NAME = "MMR"
+    PURE_RELEVANCE = ({"lambda": 1.0}, {"lambda": 0.0, "variant": "ranksys"})
     FORMULA = "thesis: λ·ŝ(i) − (1−λ)·max_{j∈S} sim(i,j); ranksys: (1−λ)·z(s) + λ·z(avg dist to S)"
     CITATION = "Carbonell & Goldstein 1998"
     NEEDS = ("similarity",)  # an item similarity: over aspects (cosine, jaccard), factors or ratings

@@ -29,6 +29,7 @@ class MSD(GreedyReranker):
     """
 
     NAME = "MSD"
+    PURE_RELEVANCE = ({"lambda": 1.0},)
     FORMULA = "λ·ŝ(i) + (1−λ)·Σ_{j∈S} (1 − sim(i,j))"
     CITATION = "Borodin et al., PODS 2012"
     NEEDS = ("similarity",)

@@ -31,6 +31,7 @@ class NGD(GreedyReranker):
     """
 
     NAME = "NGD"
+    PURE_RELEVANCE = ({"lambda": 0.0},)
     FORMULA = "(1−λ)·z(s) + λ·z(nov)"
     CITATION = "Vargas 2012 §4.8.2"
     NEEDS = ("train",)

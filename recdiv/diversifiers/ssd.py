@@ -39,6 +39,7 @@ class SSD(GreedyReranker):
     """
 
     NAME = "SSD"
+    PURE_RELEVANCE = ({"lambda": 1.0},)
     FORMULA = "λ·ŝ(i) + (1−λ)·γ·‖r_i‖, r_i the residual of i after the last w picks' directions"
     CITATION = "Huang et al., KDD 2021"
     NEEDS = ("similarity",)

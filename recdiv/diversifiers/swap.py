@@ -32,6 +32,7 @@ class Swap(Reranker):
     """
 
     NAME = "Swap"
+    PURE_RELEVANCE = ({"threshold": 1.0},)
     FORMULA = ("start from the top k; swap in each candidate with ŝ ≥ threshold for the member of least "
                "diversity contribution when Σ d grows")
     CITATION = "Yu, Lakshmanan & Amer-Yahia, EDBT 2009"

@@ -44,6 +44,7 @@ class XQuAD(GreedyReranker):
     """
 
     NAME = "xQuAD"
+    PURE_RELEVANCE = ({"lambda": 0.0}, {"lambda": 0.0, "norm": "zscore"})
     FORMULA = "(1−λ)·P(i|u) + λ·Σ_a p(a|u)P(i|u,a)Π_{j∈S}(1 − αP(j|u,a)), P(i|u) = s⁺(i)/Σ_C s⁺"
     CITATION = "Santos et al. 2010"
     NEEDS = ("aspects", "train")

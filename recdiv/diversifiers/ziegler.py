@@ -30,6 +30,7 @@ class Ziegler(GreedyReranker):
     """
 
     NAME = "Ziegler"
+    PURE_RELEVANCE = ({"theta_F": 0.0},)
     FORMULA = "minimise (1−Θ)·rank_orig + Θ·rank_dis (dissimilarity to S)"
     CITATION = "Ziegler et al. 2005"
     NEEDS = ("similarity",)  # an item similarity: over aspects (cosine, jaccard), factors or ratings

@@ -52,9 +52,14 @@ class EvalInputs:
 
 
 def run_names(paths: Sequence[str | Path]) -> list[str]:
-    """Run names: file stems, or the paths as given where two stems collide."""
+    """Run names: file stems, or the paths as given where two stems collide. A path given twice is an error (its
+    second copy would silently replace the first)."""
     stems = [Path(p).stem for p in paths]
-    return [s if stems.count(s) == 1 else str(p) for s, p in zip(stems, paths)]
+    names = [s if stems.count(s) == 1 else str(p) for s, p in zip(stems, paths)]
+    if len(set(names)) < len(names):
+        twice = next(n for n in names if names.count(n) > 1)
+        raise ConfigError(f"{twice}: the same run is given twice; give each run once")
+    return names
 
 
 RunSources = Sequence[str | Path] | Mapping[str, object]

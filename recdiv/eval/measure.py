@@ -152,6 +152,13 @@ class Measure:
     #: True for measures that read every sample of a stochastic run (`RankingSamples`) themselves (expected
     #: exposure); any other measure of such a run is its expected value over the samples
     STOCHASTIC: ClassVar[bool] = False
+    #: the interval every value lies in, whatever the parameters and the data (None: not declared); the conformance
+    #: suite (`recdiv.testing.conformance.check_measure`) checks every per-user and system value against it
+    RANGE: ClassVar[tuple[float, float] | None] = None
+    #: True where a user's value at cutoff K never exceeds its value at a larger cutoff, whatever the parameters
+    #: and the data (sums of non-negative terms over the top K with a fixed normaliser: RR, ERR, RBP, HitRate, ...);
+    #: the system value of a system measure likewise. The conformance suite checks it at several cutoffs
+    MONOTONE_IN_CUTOFF: ClassVar[bool] = False
 
     __slots__ = ("cutoff", "params")
 

@@ -44,16 +44,19 @@ def default_tradeoffs(measures: Sequence[str], limit: int = 4) -> list[tuple[str
     return [(acc[0], m) for m in other[:limit]] if acc else []
 
 
-def pairs_html(cmp: Comparison) -> str:
-    """Every tested pair: difference, its confidence interval, p-value, adjusted p-value, effect size (collapsed)."""
-    e = html.escape
+def pairs_html(cmp: Comparison, samples: int = 0) -> str:
+    """Every tested pair: difference, its confidence interval, p-value, adjusted p-value, effect size (collapsed);
+    `samples`: the B of a Monte Carlo test, whose p-values below 1/B are written "< 1/B" (`tables.fmt_p`)."""
+    from recdiv.escape import html as e  # names from files: control characters dropped too
+
     rows = []
     for pc in cmp.pairs:
         rows.append(f"<tr><td>{e(pc.a)}</td><td>{e(pc.b)}</td><td>{e(pc.measure)}</td>"
                     f"<td class='num'>{pc.difference:+.4f}</td>"
                     f"<td class='num'>[{pc.ci_low:+.4f}, {pc.ci_high:+.4f}]</td>"
-                    f"<td class='num'>{tables.fmt_p(pc.p_value)}</td><td class='num'>{tables.fmt_p(pc.p_adjusted)}"
-                    f"</td><td class='num'>{pc.effect_size:+.3f}</td><td>{'yes' if pc.significant else ''}</td></tr>")
+                    f"<td class='num'>{tables.fmt_p(pc.p_value, samples)}</td>"
+                    f"<td class='num'>{tables.fmt_p(pc.p_adjusted, samples)}</td>"
+                    f"<td class='num'>{pc.effect_size:+.3f}</td><td>{'yes' if pc.significant else ''}</td></tr>")
     head = "".join(f"<th>{h}</th>" for h in ("system", "baseline", "measure", "Δ mean", "CI of Δ", "p",
                                              "adjusted p", "d_z", "significant"))
     return (f"<details><summary>All {len(cmp.pairs)} tested pairs (difference, its confidence interval, p-values, "

@@ -133,6 +133,27 @@ class Context:
             return self.aspects.items
         return None if self.train is None else self.train.items
 
+    def with_items(self, items: Vocab) -> Context:
+        """This context over `items`, a vocabulary that starts with this context's items (`Vocab.extend`): the items
+        added have no aspects, no interactions, no item group and no features, as an item that no file describes
+        (`recdiv rerank` reads such candidates the same way). A new cache; ConfigError when a part cannot be
+        extended (precomputed `novelty` arrays, a similarity without `with_items`)."""
+        from dataclasses import replace
+
+        if self.items is None or items is self.items or items == self.items:
+            return self
+        similarity = self.similarity.with_items(len(items)) if self.similarity is not None else None
+        if self.similarity is not None and similarity is None:
+            raise ConfigError(f"the similarity {type(self.similarity).__name__} cannot take items it was not built "
+                              "over (it has no with_items): build it over every candidate item")
+        if self.novelty:
+            raise ConfigError("Context.novelty holds arrays over the context's items: give them for every candidate "
+                              "item, or leave novelty to be computed from the training data")
+        return replace(self, train=self.train.with_items(items) if self.train is not None else None,
+                       aspects=self.aspects.with_items(items) if self.aspects is not None else None,
+                       item_groups=self.item_groups.with_items(items) if self.item_groups is not None else None,
+                       similarity=similarity, cache=Cache())
+
     def require_aspects(self, who: str) -> AspectSpace:
         if self.aspects is None:
             raise ConfigError(f"{who} needs an aspect space (Context.aspects)")

@@ -8,12 +8,14 @@ line of test; a plugin gets the same suites:
 
 - a measure (`check_measure`), at its default parameters and each allowed cutoff, on random instances
   (`measure_instance`: ragged lists, a user with an empty list, a user with one item, users without a training
-  profile, items without aspects): finite values (NaN only where the measure is undefined for every user), the same
-  values on a second call (determinism), values that do not depend on the other users' lists, and
-  ``parse_measure(str(m)) == m`` (the print/parse round trip);
+  profile, items without aspects): finite values (NaN only where the measure is undefined for every user), inside
+  the interval the class declares (`RANGE`), also when every list is empty or one item long (`degenerate_runs`); the
+  same values on a second call (determinism); ``parse_measure(str(m)) == m`` (the print/parse round trip); and,
+  where the class declares `MONOTONE_IN_CUTOFF`, values that never fall when the cutoff grows;
 - a reranker (`check_reranker_class`): the properties of `recdiv.testing.properties.check_reranker` (an ordered
   subset of each user's own candidates, no new items, −1 padding, deterministic, inputs unchanged) at its defaults
-  and, when it has a λ, at λ = 0 and λ = 1; and, when its class defines its readable per-user loop (`reference`),
+  and, when it has a λ, at λ = 0 and λ = 1; the baseline's top k in each pure-relevance setting the class declares
+  (`PURE_RELEVANCE`: MMR λ = 1, xQuAD λ = 0, ...); and, when its class defines its readable per-user loop (`reference`),
   the same lists as that loop at its defaults;
 - a recommender (`check_recommender`): on a small training set, lists of at most n items per user, without a training
   item of the user (unless the class says `recommends_seen = True`), scores not increasing along the list, the same
@@ -33,10 +35,10 @@ from typing import Any
 import numpy as np
 
 from recdiv.testing.instances import random_instance
-from recdiv.testing.properties import check_reranker
+from recdiv.testing.properties import check_keeps_order, check_reranker
 
 __all__ = ["check_dataset", "check_dataset_format", "check_measure", "check_recommender", "check_reranker_class",
-           "measure_instance", "measures_to_check"]
+           "degenerate_runs", "measure_instance", "measures_to_check"]
 
 
 # measures --------------------------------------------------------------------------------------------------------
@@ -113,10 +115,53 @@ def check_measure(cls, *, seeds=(0, 1)) -> None:
             if not np.array_equal(values, again, equal_nan=True) or not (system == system2 or
                                                                          (np.isnan(system) and np.isnan(system2))):
                 raise AssertionError(f"{where}: two evaluations give different values")
-            if np.isinf(values).any() or np.isinf(system):
-                raise AssertionError(f"{where}: an infinite value {values.tolist()}")
+            _check_values(cls, where, values, system)
             if np.isnan(values).all() and values.size > 1:
                 raise AssertionError(f"{where}: every per-user value is NaN")
+            for what, run in degenerate_runs(inst[0]).items():
+                _check_values(cls, f"{where}, {what}", *_values(measure, run, *inst[1:]))
+    if cls.MONOTONE_IN_CUTOFF:
+        _check_monotone(cls, seeds)
+
+
+def _check_values(cls, where: str, values: np.ndarray, system: float) -> None:
+    """No infinite value; every value inside the declared `RANGE` (NaN: undefined, allowed)."""
+    both = np.append(values, system)
+    if np.isinf(both).any() and not (cls.RANGE and np.isinf(cls.RANGE[1])):
+        raise AssertionError(f"{where}: an infinite value {values.tolist()}")
+    if cls.RANGE is not None:
+        lo, hi = cls.RANGE
+        tol = 1e-12 * max(1.0, np.nanmax(np.abs(both), initial=0.0))  # a ratio that is 1 may be 1 + 1 ulp
+        outside = both[(both < lo - tol) | (both > hi + tol)]
+        if len(outside):
+            raise AssertionError(f"{where}: the value {outside[0]!r} is outside the declared RANGE {cls.RANGE}")
+
+
+def degenerate_runs(run) -> dict:
+    """The degenerate versions of `run` every measure must take: every list empty, every list one item long."""
+    from recdiv.data.rankings import Rankings
+
+    empty = np.full_like(run.items, -1)
+    one = np.where(np.arange(run.k)[None, :] < 1, run.items, -1)
+    return {what: Rankings(run.users, items, np.where(items >= 0, run.scores, np.nan), run.user_vocab,
+                           run.item_vocab) for what, items in (("every list empty", empty), ("one item each", one))}
+
+
+def _check_monotone(cls, seeds) -> None:
+    """A user's value (a system measure's value) at K is at most its value at every larger K."""
+    given = {p.name: "protected" for p in cls.PARAMS if p.name == "group" and not p.default}
+    for seed in seeds:
+        inst = measure_instance(seed)
+        previous = None
+        for k in (1, 2, 3, 5, 8, 20):
+            values, _ = _values(cls(k, **given), *inst)
+            if previous is not None:
+                worse = np.flatnonzero(values < previous - 1e-12)
+                if len(worse):
+                    r = worse[0]
+                    raise AssertionError(f"{cls.NAME}, seed {seed}: declared MONOTONE_IN_CUTOFF, but a value falls "
+                                         f"from {previous[r]!r} to {values[r]!r} when the cutoff grows to {k}")
+            previous = values
 
 
 # rerankers -------------------------------------------------------------------------------------------------------
@@ -131,6 +176,8 @@ def check_reranker_class(cls, *, oracle_seeds=(0, 1), k: int = 8) -> None:
     if _lambda_field(cls):
         for lam in (0.0, 1.0):
             check_reranker(cls(**{"lambda": lam}), seeds=range(2), ks=(3, 8))
+    for params in cls.PURE_RELEVANCE:
+        check_keeps_order(cls(**params), seeds=range(2), ks=(1, 5, 12))
     if getattr(cls.reference, "__qualname__", "").startswith(cls.__name__ + "."):
         _check_against_reference(cls, oracle_seeds, k)
 

@@ -3,6 +3,8 @@ every other command uses."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -99,3 +101,40 @@ def test_relevance_threshold_per_scale():
     ten = type(split)(split.train.with_values(split.train.values * 2, scale=(2.0, 10.0)),
                       split.test.with_values(split.test.values * 2, scale=(2.0, 10.0)))
     assert relevance_threshold(ten) == 8.0
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "arrow"])
+def test_export_qrels_as_a_table(tmp_path, capsys, fmt):
+    """--qrels-format parquet|arrow: test.parquet / test.arrow hold the judgments of test.qrels (columns user, item,
+    grade); the folder loads as the same dataset, its record keeps the threshold, and eval gives the same values."""
+    text, table = tmp_path / "text", tmp_path / fmt
+    base = ["data", "export", "synthetic:tiny", "--split", "holdout:0.2", "--seed", "3"]
+    assert main([*base, "-o", str(text)]) == 0
+    assert main([*base, "-o", str(table), "--qrels-format", fmt]) == 0
+    capsys.readouterr()
+    qrels = table / f"test.{fmt}"
+    assert not (table / "test.qrels").exists() and qrels.is_file()
+    from recdiv.data.export_record import recorded_threshold
+    from recdiv.data.formats import read_qrels
+
+    got = read_qrels(qrels).frame()
+    assert list(got.columns[:3]) == ["user", "item", "grade"]
+    assert _pairs(got, ["user", "item", "grade"]) == _pairs(read_trec_qrels(text / "test.qrels"),
+                                                            ["user", "item", "grade"])
+    assert recorded_threshold(qrels)[0] == 4.0
+    readme = (table / "README.txt").read_text(encoding="utf-8")
+    assert f"test.{fmt}" in readme and "columns user, item, grade" in readme and "trec_eval -l" not in readme
+    a, b = load_dataset(str(text)), load_dataset(str(table))
+    assert a.splits["export"].test.to_frame().equals(b.splits["export"].test.to_frame())
+    run = tmp_path / "pop.run"
+    assert main(["recommend", "--train", str(table / "train.tsv"), "--qrels", str(qrels), "--algo", "pop",
+                 "-o", str(run)]) == 0
+    values = []
+    for q in (text / "test.qrels", qrels):
+        capsys.readouterr()
+        assert main(["eval", str(q), str(run), "-m", "nDCG@5", "-m", "P@5", "--format", "json"]) == 0
+        values.append(json.loads(capsys.readouterr().out)["runs"])
+    assert values[0] == values[1] and values[0]["pop"]["P@5"] > 0
+    # --force in the other format replaces the judgments: one qrels file, never two that could disagree
+    assert main([*base, "-o", str(table), "--force"]) == 0
+    assert (table / "test.qrels").is_file() and not qrels.exists()

@@ -45,11 +45,12 @@ def test_the_kit_finds_a_broken_reranker():
         check_keeps_order(make_reranker("MMR", **{"lambda": 0.0}))
 
 
-PURE = [("MMR", {"lambda": 1.0}), ("xQuAD", {"lambda": 0.0}), ("xQuAD", {"lambda": 0.0, "norm": "zscore"}),
-        ("NGD", {"lambda": 0.0}), ("Calibrated", {"lambda": 0.0}), ("DPP", {"theta": 1.0}),
-        ("MMR", {"lambda": 0.0, "variant": "ranksys"}), ("Ziegler", {"theta_F": 0.0}), ("MSD", {"lambda": 1.0}),
-        ("SSD", {"lambda": 1.0}), ("COVER", {"lambda": 1.0}), ("Swap", {"threshold": 1.0}),
-        ("FAIR", {"p": 0.01})]
+#: the pure-relevance settings every reranker class declares (`Reranker.PURE_RELEVANCE`)
+PURE = [(name, params) for name in sorted(RERANKERS) for params in RERANKERS.get(name).PURE_RELEVANCE]
+
+
+def test_the_pure_relevance_settings_are_declared():
+    assert len(PURE) >= 13 and ("MMR", {"lambda": 1.0}) in PURE and ("xQuAD", {"lambda": 0.0}) in PURE
 
 
 @SETTINGS

@@ -115,3 +115,42 @@ def test_errors(files, capsys):
     assert main(["compare", q, *runs, "-m", "lexirecall", "--test", "t"]) == 2
     assert "only --test sign" in capsys.readouterr().err
     assert main(["compare", q, *runs, "-m", "Nope@3"]) == 2
+
+
+@pytest.mark.parametrize("fmt", ["json", "table", "markdown", "latex"])
+def test_compare_files_is_the_command(files, capsys, fmt):
+    """`recdiv compare` is `recdiv.compare_files` (`recdiv.workflows`): the same text, byte for byte."""
+    import recdiv
+    from recdiv.workflows.compare import tests_of
+
+    q, runs = files
+    measures = ["P@2", "lexirecall@2"]
+    assert main(["compare", q, *runs, "-m", *measures, "--format", fmt, "--test", "sign"]) == 0
+    cli = capsys.readouterr().out
+    report = recdiv.compare_files(q, runs, measures, tests=tests_of("sign"))
+    if fmt == "json":
+        assert report.json(json.loads(cli)[0]["provenance"]) == cli
+    else:  # the provenance comments name the command line: the rest is the same
+        from recdiv.provenance import record
+
+        text = report.text(fmt, record(None))
+        keep = [line for line in text.splitlines() if not line.startswith(("%", "<!--", "#"))]
+        assert keep == [line for line in cli.splitlines() if not line.startswith(("%", "<!--", "#"))]
+        assert len(keep) > 8
+    prefs = next(r for kind, r in report.reports if kind == "pref")
+    assert [(p["a"], p["b"]) for p in prefs["pairs"]] == [("good", "mid"), ("good", "bad"), ("mid", "bad")]
+    assert report.comparison.to_dict("P@2")["means"] == pytest.approx({s: _p2(LISTS[s]).mean() for s in LISTS})
+
+
+def test_compare_files_checks_its_options(files):
+    import recdiv
+    from recdiv.errors import ConfigError
+    from recdiv.workflows.compare import tests_of
+
+    q, runs = files
+    with pytest.raises(ConfigError, match="only --test sign applies"):
+        recdiv.compare_files(q, runs, ["lexirecall@2"], tests=tests_of("t"))
+    with pytest.raises(ConfigError, match="family-wise"):
+        tests_of("tukey", "holm")
+    with pytest.raises(ConfigError, match="at least two runs"):
+        recdiv.compare_files(q, runs[:1], ["P@2"])

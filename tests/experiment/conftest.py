@@ -9,8 +9,8 @@ import pytest
 
 from recdiv.experiment.spec.experiment import ExperimentConfig, validate
 
-#: the tables the small test experiments share: 20 candidates cut to 5, genre aspects, MMR (λ = 0.5) over them
-SHARED_TABLES = """
+#: 20 candidates cut to 5 and genre aspects: the tables of the small test experiments
+CANDIDATES_AND_GENRES = """
 [candidates]
 n = 20
 k = 5
@@ -19,7 +19,9 @@ k = 5
 name = "genres"
 kind = "explicit"
 attribute = "genres"
-
+"""
+#: the tables the small test experiments share: the above, and MMR (λ = 0.5) over the genres
+SHARED_TABLES = CANDIDATES_AND_GENRES + """
 [[diversifiers]]
 name = "MMR"
 grid = { lambda = [0.5] }

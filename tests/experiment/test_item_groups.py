@@ -14,6 +14,7 @@ from recdiv.experiment.run.checks import check_components
 from recdiv.experiment.run.runner import run_experiment
 from recdiv.experiment.spec.components import check_component_params
 from recdiv.experiment.spec.experiment import ExperimentConfig, validate
+from tests.experiment.conftest import CANDIDATES_AND_GENRES
 
 HEAD = """
 name = "groups"
@@ -26,16 +27,7 @@ splits = ["kfold:2:1"]
 
 [[recommenders]]
 name = "pop"
-
-[candidates]
-n = 20
-k = 5
-
-[[aspects]]
-name = "genres"
-kind = "explicit"
-attribute = "genres"
-"""
+""" + CANDIDATES_AND_GENRES
 
 TOML = HEAD + """
 [[diversifiers]]

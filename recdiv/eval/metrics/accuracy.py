@@ -179,6 +179,7 @@ class Precision(_Leveled):
     """
 
     NAME = "P"
+    RANGE = (0.0, 1.0)
     CUTOFF = "required"
     PARAMS = (Param("den", str, "k", "denominator: K (trec_eval), or the list length when shorter than K (LensKit "
                     "2025 Precision; 0 for an empty list)", choices=("k", "list")), LEVEL)
@@ -203,6 +204,7 @@ class Recall(_Leveled):
     """
 
     NAME = "Recall"
+    RANGE = (0.0, 1.0)
     PARAMS = (Param("den", str, "rel", "denominator: |Rel_u| (trec_eval), or min(|Rel_u|, K) (LensKit 2025 Recall)",
                     choices=("rel", "min")), LEVEL)
     FORMULA = "|R^K ∩ Rel_u| / |Rel_u| (den=min: / min(|Rel_u|, K))"
@@ -221,6 +223,7 @@ class F1(_Leveled):
     """
 
     NAME = "F1"
+    RANGE = (0.0, 1.0)
     CUTOFF = "required"
     FORMULA = "2·P@K·Recall@K / (P@K + Recall@K) = 2·|R^K ∩ Rel_u| / (K + |Rel_u|)"
     CITATION = "van Rijsbergen 1979 (F-measure, β = 1)"
@@ -240,6 +243,8 @@ class HitRate(_Leveled):
     """
 
     NAME = "HitRate"
+    RANGE = (0.0, 1.0)
+    MONOTONE_IN_CUTOFF = True
     FORMULA = "[|R^K ∩ Rel_u| ≥ 1]"
     CITATION = "trec_eval success.K; Deshpande & Karypis 2004"
     SECTION = "A.1"
@@ -256,6 +261,7 @@ class AP(_Leveled):
     """
 
     NAME = "AP"
+    RANGE = (0.0, 1.0)
     PARAMS = (Param("den", str, "rel", "denominator: |Rel_u| (trec_eval), or min(|Rel_u|, min(K, n)) (LensKit 2025 "
                     "AveragePrecision)", choices=("rel", "min")), LEVEL)
     FORMULA = "(1/|Rel_u|) Σ_{k≤K} rel_k · P@k (den=min: 1/min(|Rel_u|, K, n))"
@@ -316,6 +322,7 @@ class NDCG(_DCGBase):
     """
 
     NAME = "nDCG"
+    RANGE = (0.0, 1.0)
     FORMULA = "DCG@K / IDCG@K; IDCG from all judged items' gains sorted descending"
     CITATION = "Järvelin & Kekäläinen 2002; trec_eval ndcg_cut.K / ndcg"
     SECTION = "A.4"
@@ -331,6 +338,8 @@ class RR(_Leveled):
     """
 
     NAME = "RR"
+    RANGE = (0.0, 1.0)
+    MONOTONE_IN_CUTOFF = True
     FORMULA = "1 / min{k ≤ K : rel_k = 1} (0 if none)"
     CITATION = "trec_eval recip_rank; Voorhees 1999 (TREC-8 QA)"
     SECTION = "A.5"
@@ -346,6 +355,7 @@ class Rprec(_Leveled):
     """
 
     NAME = "Rprec"
+    RANGE = (0.0, 1.0)
     CUTOFF = "none"
     FORMULA = "|R^{|Rel_u|} ∩ Rel_u| / |Rel_u|"
     CITATION = "trec_eval Rprec; Buckley & Voorhees 2000"
@@ -384,6 +394,7 @@ class Bpref(_Leveled):
     """
 
     NAME = "bpref"
+    RANGE = (0.0, 1.0)
     FORMULA = "(1/R) Σ_{rel i_k} (1 − min(nr(k), R) / min(N, R)); term 1 if nr(k) = 0"
     CITATION = "Buckley & Voorhees 2004; trec_eval bpref; Valcarce et al. 2018 eq. 6"
     SECTION = "A.7"
@@ -444,6 +455,8 @@ class RBP(_Leveled):
     """
 
     NAME = "RBP"
+    RANGE = (0.0, 1.0)
+    MONOTONE_IN_CUTOFF = True
     PARAMS = (Param("p", float, 0.9, "persistence: probability of moving to the next item", low=0.0, high=1.0,
                     low_open=True, high_open=True),
               Param("gain", str, "binary", "G = [g ≥ τ], or g / r_max", choices=("binary", "graded")), LEVEL)
@@ -472,6 +485,8 @@ class ERR(_Leveled):
     """
 
     NAME = "ERR"
+    RANGE = (0.0, 1.0)
+    MONOTONE_IN_CUTOFF = True
     FORMULA = "Σ_{k≤K} (1/k)·R(i_k)·Π_{l<k}(1 − R(i_l)); R = (2^g − 1)/2^{g_max}, g = 0 below τ"
     CITATION = "Chapelle, Metzler, Zhang & Grinspan 2009; RankSys ERRIA.ERRRelevanceModel"
     SECTION = "A.10"
@@ -514,6 +529,7 @@ class HLU(_HalfLife, PerUserMeasure):
     """
 
     NAME = "HLU"
+    RANGE = (0.0, 1.0)
     FORMULA = "HL(u,R) / HL_max(u); HL = Σ_{k≤K} max(g(i_k) − d, 0) / 2^{(k−1)/(α−1)}"
     CITATION = "Breese, Heckerman & Kadie 1998"
     SECTION = "A.11"

@@ -5,6 +5,8 @@ reranker) and LensKit's rank-biased entropy. Categories are the aspects of `Eval
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from recdiv.arrays.concentration import entropy
@@ -36,6 +38,7 @@ class Miscalibration(PerUserMeasure):
     """
 
     NAME = "Miscalibration"
+    RANGE = (0.0, math.inf)
     PARAMS = (Param("alpha", float, 0.01, "smoothing of q by p (Steck's α)", low=0.0, high=1.0, low_open=True),
               Param("weighting", str, "fractional", "p(g|u) of the profile: Steck's (fractional), count or rating",
                     choices=("fractional", "count", "rating")))
@@ -65,6 +68,7 @@ class RankBiasedEntropy(PerUserMeasure):
     """
 
     NAME = "RankBiasedEntropy"
+    RANGE = (0.0, math.inf)
     PARAMS = (Param("p", float, 0.85, "patience: item k weighs p^(k−1) (1: plain entropy)", low=0.0, high=1.0,
                     low_open=True),
               Param("smoothing", float, 0.0, "added to every category's weight (LensKit 2025.8: 1e-6)", low=0.0))

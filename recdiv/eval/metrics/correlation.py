@@ -118,6 +118,7 @@ class Spearman(_RankEffectiveness):
     """
 
     NAME = "Spearman"
+    RANGE = (-1.0, 1.0)
     FORMULA = "Pearson(rank(ŝ), rank(r)) over J_u ∩ R, average ranks for ties"
     CITATION = "Spearman 1904; scipy.stats.spearmanr"
 
@@ -134,6 +135,7 @@ class Kendall(_RankEffectiveness):
     """
 
     NAME = "Kendall"
+    RANGE = (-1.0, 1.0)
     FORMULA = "(n_c − n_d) / sqrt((n_0 − n_ŝ)·(n_0 − n_r)) over pairs of J_u ∩ R"
     CITATION = "Kendall 1945 (τ_b); scipy.stats.kendalltau"
 
@@ -153,6 +155,7 @@ class FCP(_RankEffectiveness):
     """
 
     NAME = "FCP"
+    RANGE = (0.0, 1.0)
     POOLED = True
     FORMULA = "Σ_u n_c(u) / Σ_u (n_c(u) + n_d(u)); per user n_c / (n_c + n_d)"
     CITATION = "Koren & Sill 2013 §5.2; Surprise accuracy.fcp"

@@ -72,6 +72,7 @@ class ILD(_Expected):
     """
 
     NAME = "ILD"
+    RANGE = (0.0, 1.0)
     FAMILY = "diversity"
     PARAMS = (DIST, UNDEFINED)
     NEEDS = _Needs(("aspects",))
@@ -106,6 +107,7 @@ class ILS(_Expected):
     """
 
     NAME = "ILS"
+    RANGE = (0.0, 1.0)
     FAMILY = "diversity"
     HIGHER_IS_BETTER = False  # similarity within the list: lower is more diverse
     PARAMS = (DIST,)

@@ -11,6 +11,7 @@ averaged over, docs/metrics.md); ``users=run`` takes every list of the run, as R
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -106,6 +107,8 @@ class AggregateDiversity(_Recommended):
     docs/novelty-diversity.md"""
 
     NAME = "AggregateDiversity"
+    RANGE = (0.0, math.inf)
+    MONOTONE_IN_CUTOFF = True
     PARAMS = (_RECOMMENDED_REL, USERS)
     FORMULA = "|∪_u R_u^K|"
     CITATION = "Adomavicius & Kwon, IEEE TKDE 2012; thesis §2.3.6"
@@ -118,6 +121,8 @@ class Coverage(_Recommended):
     """Catalog coverage: aggregate diversity / n_I (share of the item vocabulary ever recommended)."""
 
     NAME = "Coverage"
+    RANGE = (0.0, 1.0)
+    MONOTONE_IN_CUTOFF = True
     PARAMS = (_RECOMMENDED_REL, USERS)
     FORMULA = "|∪_u R_u^K| / |I|"
     CITATION = "Herlocker et al., TOIS 2004; Ge et al., RecSys 2010"
@@ -131,6 +136,7 @@ class Entropy(_Concentration):
     """Shannon entropy of the exposure distribution: −Σ_{i: p_i>0} p_i log2 p_i (RankSys `Entropy`)."""
 
     NAME = "Entropy"
+    RANGE = (0.0, math.inf)
     PARAMS = (POSITION_DISC, USERS)
     FORMULA = "−Σ_i p_i log2 p_i, p_i = c_i / Σ_j c_j"
     CITATION = "Shannon 1948; RankSys Entropy; thesis §2.3.6"
@@ -146,6 +152,7 @@ class Gini(_Concentration):
     """
 
     NAME = "Gini"
+    RANGE = (0.0, 1.0)
     HIGHER_IS_BETTER = False  # concentration: lower is more diverse
     PARAMS = (POSITION_DISC, USERS)
     FORMULA = "(1/(n_I−1)) Σ_j (2j − n_I − 1) p_(j)"
@@ -159,6 +166,7 @@ class GiniDiversity(_Concentration):
     """1 − Gini: the diversity form returned by RankSys `GiniIndex` (1 = uniform exposure)."""
 
     NAME = "GiniDiversity"
+    RANGE = (0.0, 1.0)
     PARAMS = (POSITION_DISC, USERS)
     FORMULA = "1 − G"
     CITATION = "RankSys GiniIndex"

@@ -24,6 +24,7 @@ one more group, "ungrouped".
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -182,6 +183,7 @@ class EED(_ExpectedExposure):
     (lowest when exposure is spread evenly: stochastic rankings lower it). Lower is better."""
 
     NAME = "EE-D"
+    RANGE = (0.0, math.inf)
     ALIASES = ("expected-exposure-disparity",)
     TERM = "D"
     HIGHER_IS_BETTER = False
@@ -258,6 +260,7 @@ class AWRF(_GroupMeasure):
     companion; in this form TREC Fair Ranking 2021–22 (Ekstrand et al.)."""
 
     NAME = "AWRF"
+    RANGE = (0.0, 1.0)
     ALIASES = ("attention-weighted-rank-fairness",)
     PARAMS = (GROUP_DISC,
               Param("target", str, "catalog", "target distribution over the groups: their catalogue shares, or "
@@ -295,6 +298,7 @@ class GroupExposure(_GroupMeasure):
     group); Ekstrand et al., Fairness in Information Access Systems, 2022 (provider groups)."""
 
     NAME = "GroupExposure"
+    RANGE = (0.0, 1.0)
     ALIASES = ("group-exposure", "provider-exposure")
     PARAMS = (Param("group", str, None, f"the item group (a name of the item-groups file; {UNGROUPED} for the items "
                     "without one)"), GROUP_DISC)

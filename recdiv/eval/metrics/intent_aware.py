@@ -6,6 +6,7 @@ user at once, at any cutoff (TREC's ndeval stops at 20). Shared machinery (aspec
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -80,6 +81,7 @@ class AlphaDCG(_AspectMeasure):
     """
 
     NAME = "alpha-DCG"
+    RANGE = (0.0, math.inf)
     PARAMS = (REDUNDANCY, GAIN, Param("norm", str, "none", "unnormalised, or divided by ndeval's ideal-ideal",
                                  choices=("none", "ndeval")))
     FORMULA = "Σ_k Σ_{a∈A(i_k)} rel·(1−α)^{c_{a,k−1}} / log2(k+1) [/ ideal-ideal]"
@@ -126,6 +128,8 @@ class ERRIA(_AspectMeasure):
     """
 
     NAME = "ERR-IA"
+    RANGE = (0.0, 1.0)
+    MONOTONE_IN_CUTOFF = True
     PARAMS = (WEIGHTS, Param("variant", str, "ranksys", "RankSys ERR-IA, or ndeval's normalised ERR-IA over α gains",
                              choices=("ranksys", "ndeval")), REDUNDANCY)
     FORMULA = "Σ_a w_a Σ_k (1/k) R(i_k,a) Π_{l<k}(1 − R(i_l,a))"
@@ -184,6 +188,7 @@ class NDCGIA(_AspectMeasure):
     """
 
     NAME = "nDCG-IA"
+    RANGE = (0.0, 1.0)
     PARAMS = (WEIGHTS, Param("gain", str, "binary", "gain of a relevant item: 1, or its rating",
                              choices=("binary", "rating")))
     FORMULA = "Σ_a w_a · DCG@K(u|a) / IDCG@K(u|a)"
@@ -260,6 +265,7 @@ class MAPIA(_AspectMeasure):
     """
 
     NAME = "MAP-IA"
+    RANGE = (0.0, 1.0)
     PARAMS = (replace(WEIGHTS, default="uniform"),)
     FORMULA = "Σ_a w_a (1/|Rel_{u,a}|) Σ_{k≤K: i_k ∈ Rel_{u,a}} |R^k ∩ Rel_{u,a}| / k"
     CITATION = "Agrawal et al., WSDM 2009; ndeval MAP-IA"
@@ -296,6 +302,8 @@ class SRecall(_AspectMeasure):
     """
 
     NAME = "S-recall"
+    RANGE = (0.0, 1.0)
+    MONOTONE_IN_CUTOFF = True
     PARAMS = (COVER,)
     FORMULA = "|∪_{k≤K, i_k relevant} A(i_k)| / |A_u^rel|"
     CITATION = "Zhai, Cohen, Lafferty, SIGIR 2003; ndeval strec"
@@ -314,6 +322,7 @@ class SRR(_AspectMeasure):
     """
 
     NAME = "S-RR"
+    RANGE = (0.0, 1.0)
     PARAMS = (COVER,)
     FORMULA = "1 / min{k : S-recall@k = 1}"
     CITATION = "Zhai, Cohen, Lafferty, SIGIR 2003; Parapar & Radlinski 2021 §4.2"

@@ -61,6 +61,7 @@ class NRBP(_AspectMeasure):
     """
 
     NAME = "NRBP"
+    MONOTONE_IN_CUTOFF = True
     PARAMS = (ALPHA, BETA, UNIFORM)
     FORMULA = "(1−(1−α)β) Σ_k β^{k−1} Σ_a w_a rel (1−α)^{c_{a,k−1}}"
     CITATION = "Clarke, Kolla, Vechtomova, ICTIR 2009; ndeval"
@@ -82,6 +83,7 @@ class NNRBP(NRBP):
     """
 
     NAME = "nNRBP"
+    MONOTONE_IN_CUTOFF = False  # the ideal grows with K
     PARAMS = (ALPHA, BETA, UNIFORM, IDEAL_TIES)
     FORMULA = "NRBP / NRBP(greedy α-ideal)"
 

@@ -4,6 +4,8 @@ The shared browsing model (discount × relevance) is `recdiv.eval.metrics.expect
 
 from __future__ import annotations
 
+import math
+
 from recdiv.errors import ConfigError
 from recdiv.eval.metrics.expected import (
     _cached,
@@ -67,6 +69,7 @@ class MSI(_Popularity):
     (docs/novelty-diversity.md)."""
 
     NAME = "MSI"
+    RANGE = (0.0, math.inf)
     PARAMS = ()
     MODEL = "iuf"
     FORMULA = "(1/n') Σ_k log2(|U|/|U_i|)"

@@ -10,6 +10,7 @@ from the training data included). Lists are cut at K; |L_u| = min(K, n_u); a use
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -70,6 +71,7 @@ class ARP(_Popularity):
     """
 
     NAME = "ARP"
+    RANGE = (0.0, math.inf)
     HIGHER_IS_BETTER = False  # popularity of what is recommended: lower is less biased
     FORMULA = "(1/|L_u|) Σ_{i∈L_u} |U_i|"
     CITATION = "Abdollahpouri, Burke & Mobasher, FLAIRS 2019; Yin et al., VLDB 2012"
@@ -88,6 +90,7 @@ class APLT(_Popularity):
     """
 
     NAME = "APLT"
+    RANGE = (0.0, 1.0)
     PARAMS = (HEAD,)
     FORMULA = "|L_u ∩ Γ| / |L_u|; Γ = catalogue minus the items making up the first `head` of interactions"
     CITATION = "Abdollahpouri, Burke & Mobasher, RecSys 2017; FLAIRS 2019"
@@ -105,6 +108,8 @@ class ACLT(_Popularity):
     """
 
     NAME = "ACLT"
+    RANGE = (0.0, math.inf)
+    MONOTONE_IN_CUTOFF = True
     PARAMS = (HEAD,)
     FORMULA = "|L_u ∩ Γ|"
     CITATION = "Abdollahpouri, Burke & Mobasher, FLAIRS 2019"

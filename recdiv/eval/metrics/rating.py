@@ -9,6 +9,8 @@ without a prediction are not errors here: `recdiv eval` says how many there are.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from recdiv.eval.measure import PerUserMeasure
@@ -61,6 +63,7 @@ class RMSE(_Error):
     the user's pairs, system value over all pairs. Herlocker et al., TOIS 2004; LensKit `RMSE`."""
 
     NAME = "RMSE"
+    RANGE = (0.0, math.inf)
     FORMULA = "sqrt(mean_{(u,i)} (s(u,i) − r(u,i))²)"
     CITATION = "Herlocker, Konstan, Terveen & Riedl, TOIS 2004; LensKit RMSE"
 
@@ -76,6 +79,7 @@ class MAE(_Error):
     pairs, system value over all pairs. Herlocker et al., TOIS 2004; LensKit `MAE`."""
 
     NAME = "MAE"
+    RANGE = (0.0, math.inf)
     FORMULA = "mean_{(u,i)} |s(u,i) − r(u,i)|"
     CITATION = "Herlocker, Konstan, Terveen & Riedl, TOIS 2004; LensKit MAE"
 

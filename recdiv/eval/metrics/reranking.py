@@ -8,6 +8,8 @@ given (lkpy #767), beside what the reranking gained in diversity. A user without
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from recdiv.data.rankings import PAD
@@ -48,6 +50,7 @@ class RBO(PerUserMeasure):
     """
 
     NAME = "RBO"
+    RANGE = (0.0, 1.0)
     PARAMS = (Param("p", float, 0.9, "persistence: the weight of depth d is p^(d−1)", low=0.0, high=1.0,
                     low_open=True, high_open=True),
               Param("norm", str, "weights", "weights: divide by Σ_{d≤K} p^(d−1) (LensKit); geometric: multiply by "
@@ -88,6 +91,7 @@ class LIP(PerUserMeasure):
     """
 
     NAME = "LIP"
+    RANGE = (0.0, math.inf)
     CUTOFF = "required"
     FAMILY = "reranking"
     NEEDS = ("previous",)

@@ -10,6 +10,8 @@ has retrieved nothing.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from recdiv.eval.measure import Param, PerUserMeasure
@@ -34,6 +36,7 @@ class NumRet(_Count):
     """Number of retrieved items: |R_u| (trec_eval `num_ret`, ir_measures `NumRet`); summed over users."""
 
     NAME = "NumRet"
+    RANGE = (0.0, math.inf)
     FORMULA = "|R_u| (system value: Σ_u)"
     CITATION = "trec_eval num_ret; ir_measures NumRet"
     SECTION = "A"
@@ -46,6 +49,7 @@ class NumRelRet(_Count):
     """Number of relevant items retrieved: |R_u ∩ Rel_u| (trec_eval `num_rel_ret`, ir_measures `NumRet(rel=τ)`)."""
 
     NAME = "NumRelRet"
+    RANGE = (0.0, math.inf)
     FORMULA = "|R_u ∩ Rel_u| (system value: Σ_u)"
     CITATION = "trec_eval num_rel_ret; ir_measures NumRelRet"
     SECTION = "A"
@@ -58,6 +62,7 @@ class NumRel(_Count):
     """Number of relevant test items, retrieved or not: |Rel_u| (trec_eval `num_rel`, ir_measures `NumRel`)."""
 
     NAME = "NumRel"
+    RANGE = (0.0, math.inf)
     FORMULA = "|Rel_u| (system value: Σ_u)"
     CITATION = "trec_eval num_rel; ir_measures NumRel"
     SECTION = "A"
@@ -70,6 +75,7 @@ class NumQ(_Count):
     """Number of evaluated users (queries): 1 per user, summed (trec_eval `num_q`, ir_measures `NumQ`)."""
 
     NAME = "NumQ"
+    RANGE = (0.0, math.inf)
     FORMULA = "1 per evaluated user (system value: the number of users)"
     CITATION = "trec_eval num_q; ir_measures NumQ"
     SECTION = "A"
@@ -85,6 +91,7 @@ class SetP(PerUserMeasure):
     """
 
     NAME = "SetP"
+    RANGE = (0.0, 1.0)
     CUTOFF = "none"
     FORMULA = "|R_u ∩ Rel_u| / |R_u|"
     CITATION = "trec_eval set_P; ir_measures SetP"
@@ -101,6 +108,7 @@ class SetR(PerUserMeasure):
     """
 
     NAME = "SetR"
+    RANGE = (0.0, 1.0)
     CUTOFF = "none"
     FORMULA = "|R_u ∩ Rel_u| / |Rel_u|"
     CITATION = "trec_eval set_recall; ir_measures SetR"
@@ -119,6 +127,7 @@ class SetF(PerUserMeasure):
     """
 
     NAME = "SetF"
+    RANGE = (0.0, 1.0)
     CUTOFF = "none"
     PARAMS = (Param("beta", float, 1.0, "weight of recall (trec_eval's set_F parameter)", low=0.0, low_open=True),)
     FORMULA = "(β + 1)·SetP·SetR / (β·SetP + SetR)"
@@ -143,6 +152,7 @@ class Judged(PerUserMeasure):
     """
 
     NAME = "Judged"
+    RANGE = (0.0, 1.0)
     PARAMS = (Param("labels", str, "graded", "which qrels lines count as judged: grade ≥ 0, or any line (ir_measures)",
                     choices=("graded", "any")),)
     FORMULA = "|{k ≤ min(K,n) : grade(i_k) ≥ 0}| / min(K, n) (labels=any: i_k in the qrels)"

@@ -32,10 +32,11 @@ import pandas as pd
 
 from recdiv.escape import csv_cell, html, markdown
 from recdiv.eval import tables
+from recdiv.eval.report import pairs_html
 from recdiv.experiment.analyses.meta import read_split_meta
 from recdiv.experiment.report.charts import curves, dataset_charts, slug, tradeoff_pairs
 from recdiv.experiment.report.fronts import fronts_part
-from recdiv.experiment.report.page import finite, group_part, meta_section, pairs_html, selection_html
+from recdiv.experiment.report.page import finite, group_part, meta_section, selection_html
 from recdiv.experiment.report.summary import comparisons_of, note, summary_frame, to_latex, to_markdown, to_text
 from recdiv.experiment.spec.experiment import ExperimentConfig
 from recdiv.experiment.storage.folder import read_manifest, read_results, update_manifest
@@ -157,7 +158,7 @@ def _dataset_section(page, rep: Report, config: ExperimentConfig, systems: list[
     page.heading(d).note(f"splits: {', '.join(splits)}")
     page.add(tables.to_html(cmp.means_table(4, lead="baseline", note=note(config, intervals=True))))
     if cmp.pairs:
-        page.add(pairs_html(cmp))
+        page.add(pairs_html(cmp, cmp.samples))
     trade, means = dataset_charts(config, systems, cmp, d)
     if trade:
         page.heading("Accuracy–diversity trade-off", 3)

@@ -1,4 +1,4 @@
-"""The parts of report.html beyond the tables and charts: every tested pair, the [meta] section, user groups,
+"""The parts of report.html beyond the tables and charts: the [meta] section, user groups,
 selected hyperparameters."""
 
 from __future__ import annotations
@@ -26,23 +26,6 @@ def finite(x):
         return float(x) if np.isfinite(x) else None
     return x
 
-
-
-def pairs_html(cmp) -> str:
-    e = html
-    rows = []
-    for pc in cmp.pairs:
-        rows.append(f"<tr><td>{e(pc.a)}</td><td>{e(pc.b)}</td><td>{e(pc.measure)}</td>"
-                    f"<td class='num'>{pc.difference:+.4f}</td>"
-                    f"<td class='num'>[{pc.ci_low:+.4f}, {pc.ci_high:+.4f}]</td>"
-                    f"<td class='num'>{tables.fmt_p(pc.p_value, cmp.samples)}</td>"
-                    f"<td class='num'>{tables.fmt_p(pc.p_adjusted, cmp.samples)}"
-                    f"</td><td class='num'>{pc.effect_size:+.3f}</td><td>{'yes' if pc.significant else ''}</td></tr>")
-    head = "".join(f"<th>{h}</th>" for h in ("system", "baseline", "measure", "Δ mean", "CI of Δ", "p",
-                                             "adjusted p", "d_z", "significant"))
-    return (f"<details><summary>All {len(cmp.pairs)} tested pairs (difference, its confidence interval, p-values, "
-            f"effect size)</summary><div class='table-wrap'><table class='pairs'><thead><tr>{head}</tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table></div></details>")
 
 
 def meta_section(page, config: ExperimentConfig, res, split_meta: dict, dataset: str) -> tuple[list, dict]:

@@ -93,7 +93,7 @@ def summary_frame(comparisons: dict[str, Any]) -> pd.DataFrame:
 def note(config: ExperimentConfig, intervals: bool = False) -> str:
     """The table's legend; `intervals` only where intervals are shown (the HTML report's details)."""
     st = config.statistics
-    against = ("its recommender's undiversified list (recommenders: the first recommender)"
+    against = ("its recommender's undiversified list (a recommender's row: than the first recommender's)"
                if st.baseline == "recommender" else st.baseline)
     corr = ("family-wise Tukey HSD p-values over all systems" if st.test.lower().startswith("tukey")
             else f"{st.correction} correction over the tested pairs of each measure")

@@ -1,26 +1,14 @@
-"""`recdiv compare --tradeoff X Y [--front NAME=RUN,RUN ...]`: trade-off fronts with bootstrap statistics
-(`recdiv.eval.stats.fronts`) in compare's formats (text, Markdown, LaTeX, JSON)."""
+"""Trade-off fronts of two per-user measures with bootstrap statistics (`recdiv.eval.stats.fronts`), as `recdiv
+compare --tradeoff X Y [--front NAME=RUN,RUN ...]` reports them: text, Markdown, LaTeX, JSON."""
 
 from __future__ import annotations
 
-import argparse
+from collections.abc import Sequence
 
 from recdiv.errors import ConfigError
 
 #: accuracy-retention fractions reported with a baseline
 FRACTIONS = (0.95, 0.9)
-
-
-def add_tradeoff_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--tradeoff", nargs=2, metavar=("X", "Y"), default=None,
-                   help="trade-off of two per-user measures (an accuracy X, a diversity Y): Pareto front, "
-                        "hypervolume against the nadir, area under the front and, with --baseline, the best Y at "
-                        "95%% and 90%% of the baseline's X, each with a bootstrap interval over users "
-                        "(--samples resamples, default 1000; --confidence)")
-    p.add_argument("--front", action="append", default=[], metavar="NAME=RUN,RUN,...",
-                   help="with --tradeoff: a named front of runs (e.g. a reranker's lambda grid); two --front options "
-                        "are compared: hypervolume difference with interval and p-value, and how often each "
-                        "front dominates the other over the bootstrap resamples")
 
 
 def _fronts(specs: list[str], names: list[str]) -> dict[str, list[str]]:
@@ -39,23 +27,25 @@ def _fronts(specs: list[str], names: list[str]) -> dict[str, list[str]]:
     return out
 
 
-def tradeoff_report(args, res, names: list[str], baseline: str | None) -> dict:
-    """{"tradeoff": TradeOff dict, "fronts": FrontComparison dict (two --front)} of the compared runs."""
-    x, y = args.tradeoff
+def tradeoff_report(res, names: list[str], baseline: str | None, measures: tuple[str, str],
+                    front_specs: Sequence[str] = (), *, samples: int | None = None, seed: int = 0,
+                    confidence: float = 0.95) -> dict:
+    """{"tradeoff": TradeOff, "fronts": FrontComparison, "labels": (a, b) (two `front_specs` NAME=RUN,RUN,...)} of
+    the compared runs `names` of `res` (`Results`) on `measures` (X, Y); bootstrap over users (`samples` resamples,
+    default 1000)."""
+    x, y = measures
     for m in (x, y):
         if m not in res.per_user_measures:
             raise ConfigError(f"--tradeoff {m}: not one of the compared per-user measures (-m)")
-    options = {"n_samples": args.samples or 1000, "seed": args.seed, "level": args.confidence}
+    options = {"n_samples": samples or 1000, "seed": seed, "level": confidence}
     higher_x = res.higher_is_better(x)
     base = baseline if baseline is not None and higher_x else None
     out = {"tradeoff": res.tradeoff(x, y, names, baseline=base, fractions=FRACTIONS if base else (), **options)}
-    fronts = _fronts(args.front, names)
+    fronts = _fronts(list(front_specs), names)
     if fronts:
         (la, a), (lb, b) = fronts.items()
         out["fronts"] = res.compare_fronts(x, y, a, b, **options)
         out["labels"] = (la, lb)
-    elif args.front:
-        raise ConfigError("--front needs --tradeoff X Y")
     return out
 
 
