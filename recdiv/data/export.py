@@ -75,7 +75,7 @@ def export_split(split: Split, folder: str | Path, *, source: str, aspects: pd.D
     present = [n for n in EXPORT_FILES if (folder / n).exists()]
     if present and not force:
         same = _same_export(split, folder, present, source=source, aspects=aspects, aspect_name=aspect_name,
-                            items=items)
+                            items=items, qrels_format=qrels_format)
         if same is None:
             raise ConfigError(f"-o {folder}: already holds {', '.join(present)} (use --force to overwrite)")
         return same
