@@ -5,11 +5,14 @@ process on a subsample of users and extrapolated linearly to all users; for MSD,
 0.2's per-user functions on the same candidates (item vectors: the 0/1 aspect rows, whose cosine is the set cosine;
 raw scores), extrapolated the same way. Reference figures (RankSys 0.4.3, 2 cores): MMR 23.6 s, xQuAD 69.7 s.
 Usage: .venv/bin/python bench/bench_diversifiers.py [--users 6040] [--peer-users 3] [--only NAME,NAME]
+recdiv CPU s is the process time of both threads (user blocks run in 2 threads); the load average is printed
+before and after (the machine may be shared).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 import warnings
 
@@ -81,7 +84,7 @@ def main() -> None:
     ctx.user_distribution("count"), ctx.user_distribution("fractional"), ctx.item_novelty("IUF")  # shared caches
     sub = cands.for_users(np.arange(args.peer_users))
     envs = user_envs(sub, ctx)
-    print(f"{args.users} users × {cands.k} candidates → {args.k}, {ctx.aspects.n_aspects} aspects")
+    print(f"{args.users} users × {cands.k} candidates → {args.k}, {ctx.aspects.n_aspects} aspects; {load()}")
     print("| reranker | recdiv wall s | recdiv CPU s | per-user loop, extrapolated (s) | speed-up (wall) "
           "| same lists on subsample | Pyversity per user, extrapolated (s) |")
     print("|---|---|---|---|---|---|---|")
@@ -103,13 +106,18 @@ def main() -> None:
                 same &= out.items[r].tolist() == sub.items[r][pos].tolist()
             t_peer = (time.perf_counter() - t0) / args.peer_users * args.users
             peer = f"{t_peer:,.0f} | {t_peer / t_vec:,.0f}×"
-        except ValueError:  # no per-user reference loop for this reranker (its oracle is another library)
+        except NotImplementedError:  # no per-user reference loop for this reranker (its oracle is another library)
             peer, same = "— | —", "—"
         pyv = "—"
         if name in PYVERSITY:
             pyv = f"{pyversity_seconds(PYVERSITY[name], sub, ctx.aspects, args.k) / args.peer_users * args.users:,.0f}"
         label = name + (f"({', '.join(f'{k}={v}' for k, v in params.items())})" if params else "")
         print(f"| {label} | {t_vec:.2f} | {c_vec:.2f} | {peer} | {same} | {pyv} |", flush=True)
+    print(f"after: {load()}")
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 if __name__ == "__main__":

@@ -13,7 +13,9 @@ memory is its peak resident set (VmHWM of /proc).
 Lab: 30 sessions (threads, one connection each) each make 12 control changes of their own (seeded: λ of A and B,
 B's reranker, the user) with 0.5–2 s of thinking between them, all at once on one 2-core machine; after each view
 a session asks for the curve as the page does. Every answer must hold the state that was asked (sessions do not see
-each other's choices) and the same numbers as the same state asked alone afterwards. Bounded: 30 × 12 × 2
+each other's choices) and the same numbers as the same state asked alone afterwards. The explorer's
+`Server-Timing` header splits each answer's time on the server into waiting for a compute thread (queue) and
+computing (compute); the rest of the wall time is the HTTP exchange and the client's own threads. Bounded: 30 × 12 × 2
 requests, stops by itself.
 
 Usage (one command; RECDIV_DATA or ../shared/data must hold the datasets):
@@ -68,6 +70,7 @@ class Client:
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
         self.session = session or os.urandom(6).hex()
         self.retries = 0
+        self.timing: dict[str, float] = {}
 
     def get(self, path: str) -> tuple[float, int, dict]:
         if path.startswith("/api/"):
@@ -83,7 +86,18 @@ class Client:
             self.conn.request("GET", path)
             r = self.conn.getresponse()
         body = r.read()
+        self.timing = server_timing(r.getheader("Server-Timing") or "")
         return time.perf_counter() - t0, r.status, json.loads(body) if body else {}
+
+
+def server_timing(header: str) -> dict[str, float]:
+    """{"queue": s, "compute": s} of the explorer's Server-Timing header (seconds)."""
+    out = {}
+    for part in header.split(","):
+        name, _, dur = part.strip().partition(";dur=")
+        if dur:
+            out[name] = float(dur) / 1000
+    return out
 
 
 def free_port() -> int:
@@ -200,6 +214,8 @@ def lab(dataset: str, sessions: int, changes: int) -> dict:
         problems: list[str] = []
         answers: dict[str, dict] = {}
         retried: list[int] = []
+        spent: dict[str, list[float]] = {k: [] for k in ("view queue", "view compute", "curve queue",
+                                                           "curve compute")}
         lock = threading.Lock()
 
         def ask(i: int, cl: Client, path: str) -> tuple[float, int, dict] | None:
@@ -224,6 +240,8 @@ def lab(dataset: str, sessions: int, changes: int) -> dict:
                 t, status, body = got
                 with lock:
                     views.append(t)
+                    spent["view queue"].append(cl.timing.get("queue", 0.0))
+                    spent["view compute"].append(cl.timing.get("compute", 0.0))
                     if status != 200:
                         problems.append(f"session {i}: {status} {body}")
                         continue
@@ -237,6 +255,8 @@ def lab(dataset: str, sessions: int, changes: int) -> dict:
                     continue
                 with lock:
                     curves.append(got[0])
+                    spent["curve queue"].append(cl.timing.get("queue", 0.0))
+                    spent["curve compute"].append(cl.timing.get("compute", 0.0))
                     if got[1] != 200:
                         problems.append(f"session {i}: curve {got[1]} {got[2]}")
             with lock:
@@ -257,7 +277,7 @@ def lab(dataset: str, sessions: int, changes: int) -> dict:
         dropped = alone.get("/api/jobs?x=1")[2].get("dropped", 0)
         return {"views": views, "curves": curves, "problems": problems, "wall": wall, "checked": len(sample),
                 "differ": differ, "peak MB": peak_rss_mb(proc.pid), "cpu": cpu, "load": (load0, load1),
-                "dropped": dropped, "retried": sum(retried)}
+                "dropped": dropped, "retried": sum(retried), "spent": spent}
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -303,6 +323,9 @@ def main() -> None:
               f"think time 0.5–2 s, load {r['load'][0]:.1f}→{r['load'][1]:.1f}:")
         print(f"  views:  {summary(r['views'])}")
         print(f"  curves: {summary(r['curves'])}")
+        for name, xs in r["spent"].items():
+            if xs:
+                print(f"  server side, {name}: {summary(xs)}")
         print(f"  wall {r['wall']:.0f} s; server CPU {r['cpu']:.1f} s ({r['cpu'] / r['wall']:.2f} cores); "
               f"{len(r['problems'])} problems; {r['differ']} of {r['checked']} answers differ when asked alone; "
               f"{r['dropped']} requests dropped (superseded); {r['retried']} sent again on a new connection; "

@@ -13,6 +13,7 @@ exposure, run on `--peer-users` users and extrapolated linearly.
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -53,7 +54,8 @@ def main() -> None:
     space = AspectSpace(run.item_vocab, Vocab([f"g{j}" for j in range(5)]),
                         sp.csr_matrix((np.ones(len(groups)), (np.arange(len(groups)), groups)), shape=(len(groups), 5)))
     S = args.samples
-    print(f"{args.users} users × {run.k} items, {S} Plackett–Luce samples per user")
+    print(f"{args.users} users × {run.k} items, {S} Plackett–Luce samples per user; load average "
+          + " ".join(f"{x:.2f}" for x in os.getloadavg()))
     print("| measures | recdiv wall s | recdiv CPU s | peer (LensKit per user, extrapolated) s |")
     print("|---|---|---|---|")
     for K in (100, 20):
@@ -73,6 +75,7 @@ def main() -> None:
     for m in ms:
         m.value(run, qrels, ctx)
     print(f"| AWRF@100, GroupExposure@100 | {time.perf_counter() - t0:.2f} | {time.process_time() - c0:.2f} | — |")
+    print("after: load average " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
 
 
 if __name__ == "__main__":

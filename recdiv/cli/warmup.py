@@ -81,6 +81,7 @@ def _workload(folder: Path) -> None:
     groups = AspectSpace(space.items, Vocab(["odd"]), sp.csr_matrix(odd[:, None]), name="item groups")
     ctx = RerankContext(train=split.train, aspects=space, seed=0, item_groups=groups)
     reranked = [make_reranker(e.name).rerank(cands, 10, ctx) for e in RERANKERS.entries()]
+    make_reranker("COVER").trace(cands, 10, ctx)  # the NumPy template beside COVER's compiled loop
     ectx = EvalContext(train=split.train, aspects=space, previous=reranked[0])
     names = []
     for m in _measures():
@@ -122,8 +123,9 @@ def _workload(folder: Path) -> None:
         top = cands.item_vocab.ids[cands.items[0, 0]]  # a candidate of the first user
         for name, wide in (("ell.tsv", ()), ("csr.tsv", (top,))):
             _wide_aspects(space.items.ids, wide, folder / name)
-            main(["rerank", str(folder / "run"), "--method", "MMR", "--aspects", str(folder / name), "-k", "10",
-                  "-o", str(folder / "out.run")])
+            for method in ("MMR", "COVER"):  # COVER's compiled loop over any similarity
+                main(["rerank", str(folder / "run"), "--method", method, "--aspects", str(folder / name), "-k",
+                      "10", "-o", str(folder / "out.run")])
 
 
 def _wide_aspects(items, wide, path: Path, n_aspects: int = 70) -> None:

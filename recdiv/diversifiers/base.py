@@ -107,6 +107,9 @@ class Reranker(ABC):
     #: "similarity" (an item similarity: over the aspects by default, or set in the context)
     NEEDS: ClassVar[tuple[str, ...]] = ("aspects",)
     BLOCK_USERS: ClassVar[int] = 512  # users per block: keeps the per-step (users × N) arrays in cache
+    #: the first j positions of its top-k lists are its top-j lists (j ≤ k): nothing it computes depends on k
+    #: (the explorer takes a shorter list from a longer one; tests/diversifiers/test_depth_free.py checks it)
+    DEPTH_FREE: ClassVar[bool] = False
     #: parameter settings in which the reranker returns the baseline's top k (pure relevance: MMR λ = 1, xQuAD
     #: λ = 0, ...); the conformance suite (`recdiv.testing.conformance.check_reranker_class`) checks each
     PURE_RELEVANCE: ClassVar[tuple[dict, ...]] = ()
@@ -128,7 +131,11 @@ class Reranker(ABC):
         args = ", ".join(f"{k}={v!r}" for k, v in self.config.model_dump(by_alias=True).items())
         return f"{self.NAME}({args})"
 
-    def rerank(self, candidates: Rankings, k: int, context: Context | None = None) -> Rankings:
+    def rerank(self, candidates: Rankings, k: int, context: Context | None = None, *,
+               blocks: dict | None = None) -> Rankings:
+        """Every user's top-k list. `blocks`: a dict the caller keeps to reuse, across rerankings of the same
+        `candidates` with the same context (a sweep of λ), what each block of users derives from them alone (the
+        caches of `CandidateBlock`: aspect indicators and probabilities); None keeps nothing."""
         context = covering(candidates, context if context is not None else Context())
         if k < 0:
             raise ValueError("k must be non-negative")
@@ -142,7 +149,8 @@ class Reranker(ABC):
         def run(lo: int) -> None:
             sl = slice(lo, lo + step)
             block = CandidateBlock(items[sl], scores[sl], items[sl] >= 0, users[sl], context,
-                                   ids=np.asarray(candidates.users[sl]))
+                                   ids=np.asarray(candidates.users[sl]),
+                                   cache={} if blocks is None else blocks.setdefault((lo, step), {}))
             pos[sl] = self._rerank_block(block, kk)
             tick(len(block.items))
 

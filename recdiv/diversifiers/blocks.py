@@ -243,6 +243,16 @@ def aspect_probabilities(block, nonneg_scores: np.ndarray) -> BlockSparse:
     return ind.with_values(vals)
 
 
+def score_aspect_probabilities(block) -> BlockSparse:
+    """`aspect_probabilities` of the block's own scores made non-negative (xQuAD, PM-2; cached on the block, read
+    only)."""
+    if "aspect_probabilities" not in block.cache:
+        from recdiv.diversifiers.normalize import nonnegative
+
+        block.cache["aspect_probabilities"] = aspect_probabilities(block, nonnegative(block.scores, block.valid))
+    return block.cache["aspect_probabilities"]
+
+
 def orthogonal_coefficients(basis: np.ndarray, kernel_row: np.ndarray, picked: np.ndarray, d2_picked: np.ndarray,
                             live: np.ndarray) -> np.ndarray:
     """One Gram–Schmidt step in kernel form, for every user of a block: the coefficients of the candidates on the
@@ -250,11 +260,12 @@ def orthogonal_coefficients(basis: np.ndarray, kernel_row: np.ndarray, picked: n
     directions, e_i = ⟨v_i, u⟩ = (K(p, i) − Σ_s e_{s,p}·e_{s,i}) / √d²_p, where `basis` (n, s, N) holds the
     coefficients e_{s,·} on the current directions, `kernel_row` (n, N) = K(p, ·), `d2_picked` = d²_p = ‖r_p‖²;
     0 for users not `live`. The squared residual norms then drop by e_i² (DPP's incremental Cholesky, Chen et al.
-    2018; SSD's sliding-window orthogonalisation, Huang et al. 2021)."""
-    rows = np.arange(len(picked))
-    p = np.maximum(picked, 0)
-    if basis.shape[1] > 0:
-        cj = basis[rows, :, p]  # (n, s)
-        kernel_row = kernel_row - np.matmul(cj[:, None, :], basis)[:, 0, :]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(live[:, None], kernel_row / np.sqrt(np.where(live, d2_picked, 1.0))[:, None], 0.0)
+    2018; SSD's sliding-window orthogonalisation, Huang et al. 2021). The sum over s runs in order from 0.0
+    (`blocks_kernels.orthogonal_step`; not a BLAS product, whose order depends on the BLAS build), so SSD's compiled
+    loop repeats it exactly."""
+    from recdiv.diversifiers.blocks_kernels import orthogonal_step
+
+    out = np.empty(kernel_row.shape)
+    orthogonal_step(basis, np.ascontiguousarray(kernel_row, dtype=np.float64), np.maximum(picked, 0).astype(np.int64),
+                    np.asarray(d2_picked, dtype=np.float64), np.asarray(live, dtype=np.bool_), out)
+    return out

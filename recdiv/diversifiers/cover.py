@@ -76,15 +76,22 @@ class COVER(GreedyReranker):
         return x if gamma == 1.0 else np.sqrt(x) if gamma == 0.5 else np.power(x, gamma)
 
     def fused(self, block, k):
-        from recdiv.diversifiers.greedy_kernels import cover_greedy
+        from recdiv.diversifiers.cover_kernels import cover_greedy, cover_greedy_masks
 
+        out = np.full((block.n, k), -1, dtype=np.int64)
+        rel = np.ascontiguousarray(self.config.lambda_ * normalize(block.scores, block.valid, self.config.norm))
+        weight = ((1.0 - self.config.lambda_) / np.maximum(block.lengths, 1)).astype(np.float64)
+        gamma, additive, valid = self.config.gamma, self.config.coverage == "sum", np.ascontiguousarray(block.valid)
+        slicer, _ = similarity_slicer(block.context.item_similarity(), block.items)
+        if isinstance(slicer, BitmaskSlicer):  # the types and their similarities found per user, in cache
+            cover_greedy_masks(rel, slicer.masks, slicer.inv, slicer.size, slicer.defined, slicer.cosine, weight,
+                               gamma, additive, valid, out)
+            return out
         st = self.init_state(block)
         order = np.lexsort((np.arange(block.N)[None, :].repeat(block.n, 0), -np.nan_to_num(st["rel"], nan=-np.inf),
                             np.where(block.valid, st["types"], np.iinfo(np.int64).max)), axis=1)
-        out = np.full((block.n, k), -1, dtype=np.int64)
-        cover_greedy(np.ascontiguousarray(st["rel"]), np.ascontiguousarray(st["types"]), order,
-                     np.ascontiguousarray(st["counts"]), np.ascontiguousarray(st["S"]), st["weight"].astype(np.float64),
-                     self.config.gamma, self.config.coverage == "sum", np.ascontiguousarray(block.valid), out)
+        cover_greedy(rel, np.ascontiguousarray(st["types"]), order, np.ascontiguousarray(st["counts"]),
+                     np.ascontiguousarray(st["S"]), weight, gamma, additive, valid, out)
         return out
 
 

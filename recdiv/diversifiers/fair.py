@@ -40,6 +40,7 @@ class FAIR(GreedyReranker):
     CITATION = "Zehlike et al., CIKM 2017"
     NEEDS = ("item_groups",)
     Config = FAIRConfig
+    DEPTH_FREE = False  # its objective reads k
 
     def init_state(self, block: CandidateBlock):
         protected = protected_items(block.context, self.config.group)

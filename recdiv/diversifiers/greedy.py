@@ -85,6 +85,8 @@ class GreedyReranker(Reranker):
     written for (a subclass or an instance that replaces any of them runs through the template).
     """
 
+    DEPTH_FREE = True  # step t depends on the steps before it only (PM-2 and FA*IR, which read k, say False)
+
     def _rerank_block(self, block: CandidateBlock, k: int) -> np.ndarray:
         steps = block.cache.get("trace")  # set by `trace`: run the template and record every step
         if steps is None and self._fused_applies():

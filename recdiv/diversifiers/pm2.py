@@ -8,10 +8,9 @@ import numpy as np
 from pydantic import Field
 
 from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
-from recdiv.diversifiers.blocks import aspect_probabilities
+from recdiv.diversifiers.blocks import score_aspect_probabilities
 from recdiv.diversifiers.greedy import GreedyReranker
 from recdiv.diversifiers.greedy_kernels import pm2_greedy
-from recdiv.diversifiers.normalize import nonnegative
 
 if TYPE_CHECKING:
     from recdiv.diversifiers.reference import UserEnv
@@ -36,9 +35,10 @@ class PM2(GreedyReranker):
     CITATION = "Dang & Croft 2012"
     NEEDS = ("aspects", "train")
     Config = PM2Config
+    DEPTH_FREE = False  # its votes are p(a|u)·k: the same order at any k in exact arithmetic, not in rounding
 
     def init_state(self, block: CandidateBlock):
-        pua = aspect_probabilities(block, nonnegative(block.scores, block.valid))
+        pua = score_aspect_probabilities(block)
         pu = block.user_distribution(self.config.weighting)
         return {"pua": pua, "votes": pu * block.cache.get("k", 1), "seats": np.zeros_like(pu)}
 

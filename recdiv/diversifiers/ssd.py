@@ -8,7 +8,7 @@ import numpy as np
 from pydantic import Field
 
 from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
-from recdiv.diversifiers.blocks import orthogonal_coefficients, similarity_slicer
+from recdiv.diversifiers.blocks import BitmaskSlicer, orthogonal_coefficients, similarity_slicer
 from recdiv.diversifiers.greedy import GreedyReranker
 from recdiv.diversifiers.normalize import normalize
 
@@ -33,7 +33,8 @@ class SSD(GreedyReranker):
     the coefficients e of `blocks.orthogonal_coefficients` (the incremental Cholesky of DPP). The volume of the
     window's parallelotope grows by ‖r_i‖ when i is added: the stabilised SSD* of the paper (eq. 12). A pick whose
     residual vanishes (‖r‖² ≤ 1e−12: its vector lies in the window's span) adds a zero direction (which still takes
-    its place in a finite window). Huang et al.,
+    its place in a finite window). Over 0/1 aspect masks a compiled loop (`ssd_kernels.py`) runs the same
+    arithmetic per user and per distinct aspect set. Huang et al.,
     "Sliding Spectrum Decomposition for Diversified Recommendation", KDD 2021; Pyversity's `ssd` is this step with
     diversity = 1 − λ and z-scored scores (population sd).
     """
@@ -84,3 +85,17 @@ class SSD(GreedyReranker):
             c[:, filled, :] = e
             st["filled"] = filled + 1
         st["d2"] = np.maximum(st["d2"] - e * e, 0.0)
+
+    def fused(self, block, k):
+        slicer, _ = similarity_slicer(block.context.item_similarity(), block.items)
+        if not isinstance(slicer, BitmaskSlicer):
+            return None
+        from recdiv.diversifiers.ssd_kernels import ssd_greedy_masks
+
+        cfg = self.config
+        out = np.full((block.n, k), -1, dtype=np.int64)
+        rel = np.ascontiguousarray(cfg.lambda_ * normalize(block.scores, block.valid, cfg.norm))
+        ssd_greedy_masks(rel, slicer.masks, slicer.inv, slicer.size, slicer.defined, slicer.cosine,
+                         (1.0 - cfg.lambda_) * cfg.gamma, 1.0 if cfg.bias else 0.0, cfg.window or 0, TINY,
+                         np.ascontiguousarray(block.valid), out)
+        return out

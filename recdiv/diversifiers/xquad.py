@@ -10,11 +10,11 @@ import numpy as np
 from pydantic import Field
 
 from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
-from recdiv.diversifiers.blocks import aspect_probabilities
+from recdiv.diversifiers.blocks import score_aspect_probabilities
 from recdiv.diversifiers.greedy import GreedyReranker
 from recdiv.diversifiers.greedy_kernels import aspect_coverage_greedy
 from recdiv.diversifiers.mmr import _baseline
-from recdiv.diversifiers.normalize import nonnegative, normalize, probability, zscore
+from recdiv.diversifiers.normalize import normalize, probability, zscore
 
 if TYPE_CHECKING:
     from recdiv.diversifiers.reference import UserEnv
@@ -56,7 +56,7 @@ class XQuAD(GreedyReranker):
         return super()._rerank_block(block, k)
 
     def init_state(self, block: CandidateBlock):
-        pua = aspect_probabilities(block, nonnegative(block.scores, block.valid))
+        pua = score_aspect_probabilities(block)
         pu = block.user_distribution(self.config.weighting)
         norm = self.config.norm
         if norm == "sum":

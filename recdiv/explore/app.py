@@ -15,6 +15,9 @@ its session (a random id) with its requests; a request that still waits for a th
 session and kind arrives is dropped (status 204: the page shows only the newest state), as is one whose client
 went away; beyond `MAX_WAITING` waiting requests the explorer answers 503 (busy) at once rather than queue.
 
+Every answer says in a `Server-Timing` header how long it waited for a compute thread (`queue`) and computed
+(`compute`), in milliseconds (browsers' developer tools show it; bench/bench_explore.py sums it up).
+
 Safety: with a token (`recdiv explore --host` other than loopback), every request must carry it (query `token=`,
 header ``X-Recdiv-Token`` or the cookie the page sets); without one, only requests addressed to a loopback host
 name are served (a web page elsewhere cannot reach the explorer through DNS rebinding). Every error is a JSON
@@ -31,6 +34,7 @@ import itertools
 import logging
 import re
 import threading
+import time
 import traceback
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
@@ -123,9 +127,10 @@ class App:
         pairs = [(k, v) for k, v in request.query_params.multi_items() if k not in EXTRA]
         return from_query(pairs, self.defaults)
 
-    async def compute(self, request: Request, work) -> Any:
+    async def compute(self, request: Request, work, timing: dict | None = None) -> Any:
         """Run `work` on a compute thread; give up (without computing) if the client went away or a newer request
-        of its session and kind came while it waited."""
+        of its session and kind came while it waited. `timing` gets the seconds it waited for a thread ("queue")
+        and computed ("compute")."""
         session = request.query_params.get("session")
         if session is not None and not _SESSION.match(session):
             raise ConfigError("session: expected 1 to 64 letters, digits, '-' or '_'")
@@ -136,14 +141,21 @@ class App:
                 raise Busy(f"the explorer is busy ({self._waiting} requests wait for it); try again in a moment")
             self._waiting += 1
 
+        t0 = time.perf_counter()
+
         def run():
+            t1 = time.perf_counter()
             with self._lock:
                 self._waiting -= 1
             if ticket and self.latest.superseded(key, ticket):
                 with self._lock:
                     self.dropped += 1
                 raise Gone
-            return work()
+            try:
+                return work()
+            finally:
+                if timing is not None:
+                    timing.update(queue=t1 - t0, compute=time.perf_counter() - t1)
 
         fut = self.pool.submit(run)
         waiter = asyncio.wrap_future(fut)
@@ -157,8 +169,9 @@ class App:
                 raise Gone
 
     async def answer(self, request: Request, work, kind: str = "json") -> Response:
+        timing: dict[str, float] = {}
         try:
-            result = await self.compute(request, work)
+            result = await self.compute(request, work, timing)
         except Gone:
             return Response(status_code=204)
         except Busy as e:
@@ -169,10 +182,13 @@ class App:
             log.error("recdiv explore: %s", traceback.format_exc())
             return _error(f"recdiv explore could not answer this request ({type(e).__name__}: {e}); the "
                           "terminal that runs the explorer shows the details", 500)
+        # where the time went, as browsers' developer tools show it (and bench/bench_explore.py reads it)
+        spent = {"Server-Timing": ", ".join(f"{k};dur={1000 * v:.1f}" for k, v in timing.items())}
         if kind == "json":
-            return JSONResponse(result)
+            return JSONResponse(result, headers=spent)
         text, filename, media = result
-        return Response(text, media_type=media, headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+        return Response(text, media_type=media,
+                        headers={"Content-Disposition": f'attachment; filename="{filename}"', **spent})
 
     # routes -----------------------------------------------------------------------------------------------------
     async def page(self, request: Request) -> Response:
@@ -261,7 +277,7 @@ def options(engine: Engine, state: State) -> dict[str, Any]:
     from recdiv.algorithms.registry import RECOMMENDERS
     from recdiv.diversifiers.registry import RERANKERS
     from recdiv.eval.catalog import list_measures
-    from recdiv.explore.catalog import aspect_choices, controls, split_choices, tradeoff_parameter
+    from recdiv.explore.catalog import aspect_choices, controls, split_choices, tradeoff_parameter, with_groups
 
     cat = engine.catalog
     dataset = engine.dataset(cat.dataset(state.dataset).key)
@@ -275,7 +291,10 @@ def options(engine: Engine, state: State) -> dict[str, Any]:
     rers = []
     for n in cat.rerankers():
         cls = RERANKERS.get(n)
-        rers.append({"name": n, "doc": first_line(cls), "needs": list(cls.NEEDS), "controls": controls(cls.Config),
+        ctrls = controls(cls.Config)
+        if "item_groups" in cls.NEEDS:  # FA*IR: the protected group among the dataset's explicit groups
+            ctrls = with_groups(ctrls, cat.item_groups(dataset))
+        rers.append({"name": n, "doc": first_line(cls), "needs": list(cls.NEEDS), "controls": ctrls,
                      "tradeoff": tradeoff_parameter(cls.Config)})
     measures = [{"name": m.NAME, "family": m.FAMILY, "kind": m.KIND, "doc": first_line(m),
                  "cutoff": bool(getattr(m, "CUTOFF", True))}

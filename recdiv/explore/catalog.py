@@ -8,6 +8,7 @@ a registered name. So no request reads a file outside the chosen data folders or
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,16 @@ class Catalog:
     defaults: dict[str, Any] = field(default_factory=dict)  # State fields of the first page
     statistics: dict[str, Any] = field(default_factory=dict)  # the experiment's [statistics] (test, ...)
     confidence: float = 0.95
+    _groups: dict = field(default_factory=dict, repr=False)  # item_groups of each dataset, by identity
+
+    def item_groups(self, dataset) -> tuple[str | None, list[str], str | None]:
+        """`item_groups(dataset)`, computed once per dataset."""
+        hit = self._groups.get(id(dataset))
+        if hit is None or hit[0] is not dataset:
+            hit = self._groups[id(dataset)] = (dataset, item_groups(dataset))
+            while len(self._groups) > 4:  # the explorer keeps two datasets loaded
+                self._groups.pop(next(iter(self._groups)))
+        return hit[1]
 
     # components -----------------------------------------------------------------------------------------------
     def recommenders(self) -> list[str]:
@@ -108,13 +119,14 @@ class Catalog:
             reranker = self.component("reranker", d.reranker)
             from recdiv.diversifiers.registry import RERANKERS
 
+            params = d.params
             if "item_groups" in RERANKERS.get(reranker).NEEDS:
-                raise ConfigError(f"configuration {name.upper()}: {reranker} needs item groups (a protected group of "
-                                  "items), which the explorer does not provide; use recdiv rerank --item-groups FILE")
+                params = _protected_group(params, self.item_groups(dataset),
+                                          f"configuration {name.upper()}: {reranker}")
             if d.aspects is not None and d.aspects not in spaces:
                 raise ConfigError(f"configuration {name.upper()}: aspect space {d.aspects!r} is not one of "
                                   f"{', '.join(spaces) or 'none (this dataset has no item attributes)'}")
-            sides[name] = Diversifier(reranker=reranker, params=d.params, aspects=d.aspects)
+            sides[name] = Diversifier(reranker=reranker, params=params, aspects=d.aspects)
         for m in state.measures:
             if not _MEASURE.match(m):
                 raise ConfigError(f"measure {m!r}: expected Name(param=value,...)@K with a registered name")
@@ -134,6 +146,60 @@ def aspect_choices(dataset) -> dict[str, dict[str, Any]]:
     for name in RECOMMENDERS.with_capability("topics"):
         out[f"{name}-topics"] = {"name": f"{name}-topics", "kind": "latent", "model": name}
     return out
+
+
+#: a group offered as FA*IR's protected group holds at least this share of the items
+MIN_GROUP_SHARE = 0.02
+
+
+def item_groups(dataset) -> tuple[str | None, list[str], str | None]:
+    """(space, groups, default) of the groups a reranker that needs item groups (FA*IR) may protect: the aspects of
+    the dataset's first explicit space — the experiment's `item_groups` (`recdiv.explore.experiment.experiment_of`)
+    — that hold at least `MIN_GROUP_SHARE` of the items, by name; the default is the least exposed of them, the one
+    whose items have the fewest interactions per item in the dataset (ML-100K: Documentary). (None, [], None) for a
+    dataset without item attributes."""
+    import numpy as np
+
+    from recdiv.experiment.spec.sections import AspectConfig
+    from recdiv.experiment.tasks.spaces import build_explicit_space
+
+    spaces = aspect_choices(dataset)
+    name = next((n for n, a in spaces.items() if a["kind"] == "explicit"), None)
+    if name is None:
+        return None, [], None
+    space = build_explicit_space(AspectConfig(**spaces[name]), dataset)
+    indicator = space.indicator.tocsc()
+    size = np.asarray(indicator.sum(axis=0)).ravel()
+    inter = dataset.interactions
+    if space.items == inter.items:
+        counts = inter.item_counts().astype(np.float64)
+    else:
+        at = inter.items.lookup(space.items.ids, missing="-1")
+        counts = np.where(at >= 0, inter.item_counts()[np.maximum(at, 0)], 0).astype(np.float64)
+    per_item = (indicator.T @ counts) / np.maximum(size, 1)
+    names = np.array([str(x) for x in space.names.ids], dtype=object)
+    kept = np.flatnonzero(size >= MIN_GROUP_SHARE * len(space.items))
+    if len(kept) == 0:
+        return name, [], None
+    default = str(names[kept[np.argmin(per_item[kept])]])
+    return name, sorted(str(x) for x in names[kept]), default
+
+
+def _protected_group(params: dict[str, Any], offered: tuple, who: str) -> dict[str, Any]:
+    """`params` with FA*IR's protected `group` (the default of `item_groups` when not given), checked against the
+    groups `offered` (`item_groups`)."""
+    space, groups, default = offered
+    if space is None:
+        return params  # the experiment's check names the missing attributes
+    group = params.get("group")
+    if group is None:
+        if default is None:
+            raise ConfigError(f"{who}: no item group holds {MIN_GROUP_SHARE:.0%} of the items of {space}")
+        return {**params, "group": default}
+    if str(group) not in groups:
+        shown = ", ".join(groups[:12]) + (", …" if len(groups) > 12 else "")
+        raise ConfigError(f"{who}: group {group!r} is not one of the {space} offered as item groups ({shown})")
+    return params
 
 
 def split_choices(dataset) -> list[str]:
@@ -205,6 +271,18 @@ def controls(config_cls) -> list[dict[str, Any]]:
     return out
 
 
+def with_groups(controls_: list[dict[str, Any]], offered: tuple) -> list[dict[str, Any]]:
+    """The controls of a reranker that needs item groups, its `group` a choice among the groups offered
+    (`item_groups`)."""
+    space, groups, default = offered
+    if not groups:
+        return controls_
+    return [{**c, "kind": "choice", "choices": groups, "default": default, "nullable": False,
+             "description": f"the protected group: items of this {space} value (default: the least exposed, "
+                            "fewest interactions per item)"} if c["name"] == "group" else c for c in controls_]
+
+
+@functools.cache
 def tradeoff_parameter(config_cls) -> str | None:
     """The parameter a trade-off curve sweeps: `lambda` if the config has it as a [0, 1] slider, else its first
     [0, 1] slider whose lower bound is included (θ of DPP and Ziegler); None without one (IA-Select)."""

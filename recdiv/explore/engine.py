@@ -161,9 +161,12 @@ class Engine:
         self._candidates = Memo(8)
         self._spaces = Memo(12)
         self._rankings = Memo(systems)
+        #: what candidate blocks derive from candidates and a context (`ranking`): ~80 MB each at ML-100K × 500
+        self._blocks = Memo(2)
         self._scores = Memo(systems * 4)
         self._items = Memo(4)
         self._views = Memo(systems)
+        self._prepared = Memo(64)  # checked states (`prepare`)
         self._statistics = Memo(systems * 48)  # intervals and p-values of `Results.compare` (views.population)
         self._local = threading.local()
 
@@ -179,7 +182,15 @@ class Engine:
         return self._datasets.get(key, lambda: self.jobs.run(f"load dataset {key}", load))
 
     def prepare(self, state: State) -> Prepared:
-        """Check `state` (catalog names, then the experiment's checks) and load its dataset and split."""
+        """Check `state` (catalog names, then the experiment's checks) and load its dataset and split; a state
+        checked before is not checked again."""
+        key = state.model_dump_json()
+        p = self._prepared.get(key, lambda: self._prepare(state))
+        if self._splits.peek(p.data.key) is not p.data:  # its split was dropped since: check and load it again
+            p = self._prepared.put(key, self._prepare(state))
+        return p
+
+    def _prepare(self, state: State) -> Prepared:
         dataset = self.dataset(state.dataset)
         state = self.catalog.check(state, dataset)
         data = self._data(state, dataset)
@@ -287,7 +298,7 @@ class Engine:
         key = ("rerank", p.data.key, skey, p.config.seed, gkey)
         return self._context(key, lambda: Context(
             train=p.data.split.train, aspects=space, seed=p.config.seed, threads=self.threads, item_groups=groups,
-            similarity=_similarity(cfg and cfg.similarity, space, factors, p.data.split.train, cfg)))
+            similarity=_similarity(cfg and cfg.similarity, space, factors, p.data.split.train, cfg))), gkey
 
     def item_groups(self, p: Prepared):
         """(item groups, their key) of the experiment's `item_groups` space (FAIR, AWRF, GroupExposure), or
@@ -319,23 +330,45 @@ class Engine:
 
     def ranking(self, p: Prepared, label: str | None, params: dict[str, Any] | None = None):
         """The top-k lists of the baseline (label None) or of configuration `label` (its parameters overridden
-        by `params`, for trade-off curves), and their cache key."""
+        by `params`, for trade-off curves), and their cache key.
+
+        A reranker whose top-j lists are the first j of its top-k lists (`Reranker.DEPTH_FREE`: the greedy ones
+        but PM-2 and FA*IR) reranks to the depth `depth(k)` and gives the first k: a change of k within the
+        depth costs no reranking. What the candidates' blocks derive from them alone (aspect probabilities) is
+        kept across the rerankings of the same candidates (`Reranker.rerank(blocks=)`): a new λ costs its greedy
+        selection only."""
         cands, ckey = self.candidates(p)
         k = p.config.candidates.k
-        if label is None:
-            key = ("baseline", ckey, k)
+        if label is None:  # the first k of any candidate depth n ≥ k (`candidates`): one key for every n
+            key = ("baseline", ckey[0], *ckey[2:], k)
             return self._rankings.get(key, lambda: cands.truncate(k)), key
+        from recdiv.diversifiers.registry import RERANKERS
+
         d = self.diversifier(p, label)
         params = {**d.params, **(params or {})}
         space_name = d.aspects[0] if d.aspects else None
-        key = ("rerank", ckey, k, d.name, _json(params), space_name and self.space(p, space_name)[3])
+        skey = space_name and self.space(p, space_name)[3]
+        cls = RERANKERS.get(d.name)
+        deep = depth(k, cands.k) if cls.DEPTH_FREE else k
+
+        def key_at(depth_: int) -> tuple:
+            return ("rerank", ckey, depth_, d.name, _json(params), skey)
 
         def rerank():
+            from recdiv.diversifiers.base import Reranker
             from recdiv.diversifiers.registry import make_reranker
 
-            return make_reranker(d.name, **params).rerank(cands, k, self.rerank_context(p, space_name))
+            reranker = make_reranker(d.name, **params)
+            ctx, gkey = self.rerank_context(p, space_name)
+            if ":" in d.name or type(reranker).rerank is not Reranker.rerank:  # a plugin, or its own rerank
+                return reranker.rerank(cands, deep, ctx)
+            blocks = self._blocks.get((ckey, skey, gkey, p.config.seed), dict)
+            return reranker.rerank(cands, deep, ctx, blocks=blocks)
 
-        return self._rankings.get(key, rerank), key
+        ranking = self._rankings.get(key_at(deep), rerank)
+        if deep == k:
+            return ranking, key_at(k)
+        return self._rankings.get(key_at(k), lambda: first(ranking, k)), key_at(k)
 
     def memo(self, key, build: Callable[[], Any]):
         """A view part kept for the next request that asks for the same (population tables, user lists)."""
@@ -347,7 +380,7 @@ class Engine:
 
     def trace(self, p: Prepared, label: str, cands, row: int):
         """`GreedyReranker.trace` of configuration `label` for the user at `row` of the candidates (None for a
-        reranker that is not greedy)."""
+        reranker that is not greedy); kept for the next request that shows the same user and configuration."""
         from recdiv.diversifiers.greedy import GreedyReranker
         from recdiv.diversifiers.registry import make_reranker
 
@@ -355,8 +388,13 @@ class Engine:
         reranker = make_reranker(d.name, **d.params)
         if not isinstance(reranker, GreedyReranker):
             return None
-        one = cands.for_users(cands.users[row:row + 1])
-        return reranker.trace(one, p.config.candidates.k, self.rerank_context(p, d.aspects[0] if d.aspects else None))
+
+        def build():
+            one = cands.for_users(cands.users[row:row + 1])
+            ctx = self.rerank_context(p, d.aspects[0] if d.aspects else None)[0]
+            return reranker.trace(one, p.config.candidates.k, ctx)
+
+        return self.memo(("trace", self.ranking(p, label)[1], row), build)
 
     def items(self, p: Prepared, space):
         """Titles and aspect names of the dataset's items (`recdiv.data.items.Items`) over `space`."""
@@ -390,6 +428,25 @@ class Engine:
                     np.asarray(result.user_values("system", m), dtype=np.float64)
                 out[text] = self._scores.put((rkey, ekey, text), value)
         return {m: out[m] for m in measures}
+
+
+#: the depths a reranker that is `DEPTH_FREE` reranks to: the list length k rounded up to one of them
+DEPTHS = (10, 20, 50, 100, 200, 500, MAX_DEPTH)
+
+
+def depth(k: int, n: int) -> int:
+    """The depth to rerank to for lists of length k from n candidates: k rounded up to one of `DEPTHS` (at most
+    n, at least k)."""
+    return max(k, min(next(d for d in DEPTHS if d >= k), n))
+
+
+def first(ranking, k: int):
+    """The first k of a reranked `ranking`, as `Reranker.rerank` gives a top-k list (scores k, k−1, …, 1)."""
+    from recdiv.data.rankings import Rankings
+
+    items = np.ascontiguousarray(ranking.items[:, :k])
+    scores = np.where(items >= 0, np.arange(k, 0, -1, dtype=np.float64)[None, :], np.nan)
+    return Rankings(ranking.users.copy(), items, scores, ranking.user_vocab, ranking.item_vocab)
 
 
 def _similarity(name, space, factors, train, cfg):

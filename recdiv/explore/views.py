@@ -248,8 +248,7 @@ def curve(engine: Engine, p: Prepared, x: str | None = None, y: str | None = Non
 
     chart = Chart("Trade-off over the population", _axis(x, info[x]), _axis(y, info[y]), height=440)
     bx, by = mean(None)
-    chart.series.append(Series("baseline", [bx], [by], mode="markers", emphasis=True,
-                               hover=[f"baseline\n{x} = {bx:.4f}\n{y} = {by:.4f}"]))
+    at_baseline: list[str] = []  # the curves' ends that are the baseline: said in its legend entry, not drawn over it
     points: dict[str, Any] = {"baseline": [[bx, by]]}
     grid = [round(i / (CURVE_POINTS - 1), 10) for i in range(CURVE_POINTS)]
     for d in p.config.diversifiers:
@@ -262,20 +261,29 @@ def curve(engine: Engine, p: Prepared, x: str | None = None, y: str | None = Non
                                        hover=[f"{d.label}\n{x} = {cx:.4f}\n{y} = {cy:.4f}"]))
             points[d.label] = [[cx, cy]]
             continue
-        xs, ys, hover, marks = [], [], [], []
         current = d.params.get(param, RERANKERS.get(d.name).Config().model_dump(by_alias=True).get(param))
-        for v in grid:
-            cx, cy = mean(d.label, {param: v})
+        # the grid's points do not depend on the current value: kept for every state that differs only by it
+        at0 = engine.ranking(p, d.label, {param: grid[0]})[1]
+        sweep = engine.memo(("curve", at0, engine.eval_context(p)[1], param, x, y),
+                            lambda: [mean(d.label, {param: v}) for v in grid])  # noqa: B023 (called at once)
+        xs, ys, hover, marks = [], [], [], []
+        for v, (cx, cy) in zip(grid, sweep):
             xs.append(cx)
             ys.append(cy)
             hover.append(f"{d.label}: {d.name} {param} = {v:g}\n{x} = {cx:.4f}\n{y} = {cy:.4f}")
-            marks.append(f"{d.label}: {param}={v:g}" if v in (grid[0], grid[-1]) else "")
+            end = v in (grid[0], grid[-1])
+            if end and (cx, cy) == (bx, by):
+                at_baseline.append(f"{d.label} at {param} = {v:g}")
+            marks.append(f"{d.label}: {param}={v:g}" if end and (cx, cy) != (bx, by) else "")
         chart.series.append(Series(f"{d.label}: {d.name} over {param}", xs, ys, hover=hover, labels=marks))
         cx, cy = mean(d.label)
         chart.series.append(Series(f"{d.label} now ({param} = {current:g})", [cx], [cy], mode="markers",
                                    labels=[f"{d.label} {param}={current:g}"],
                                    hover=[f"{d.label} now: {param} = {current:g}\n{x} = {cx:.4f}\n{y} = {cy:.4f}"]))
         points[d.label] = [[a, b] for a, b in zip(xs, ys)]
+    name = "baseline" + (f" (= {', '.join(at_baseline)})" if at_baseline else "")
+    chart.series.insert(0, Series(name, [bx], [by], mode="markers", emphasis=True,
+                                  hover=[f"{name}\n{x} = {bx:.4f}\n{y} = {by:.4f}"]))
     return {"x": x, "y": y, "figure": to_plotly(chart), "points": points, "grid": grid,
             "complete": only is None or labels == [only]}
 

@@ -32,7 +32,10 @@ def with_groups(ctx: Context, seed: int) -> Context:
 
 FUSED = [("MSD", {"lambda": 0.5}), ("MSD", {"lambda": 0.9}), ("MSD", {"lambda": 1.0}), ("MSD", {"lambda": 0.0}),
          ("COVER", {}), ("COVER", {"lambda": 0.9, "gamma": 1.0}), ("COVER", {"lambda": 0.2, "gamma": 0.3}),
-         ("COVER", {"coverage": "max"}), ("COVER", {"lambda": 1.0}), ("FAIR", {}), ("FAIR", {"p": 0.8, "alpha": 0.2})]
+         ("COVER", {"coverage": "max"}), ("COVER", {"lambda": 1.0}), ("COVER", {"lambda": 0.5, "norm": "rank"}),
+         ("SSD", {}), ("SSD", {"lambda": 0.2, "gamma": 2.0}), ("SSD", {"window": 3}),
+         ("SSD", {"window": 1, "bias": False}), ("SSD", {"lambda": 0.0}), ("SSD", {"lambda": 1.0}), ("FAIR", {}),
+         ("FAIR", {"p": 0.8, "alpha": 0.2})]
 
 
 @pytest.mark.parametrize(("name", "params"), FUSED, ids=[f"{c[0]}{c[1]}" for c in FUSED])
@@ -141,6 +144,22 @@ def test_msd_and_cover_hand_worked():
     # with λ = 0.1: b 0.09 + 0.9·0.276 = 0.339 < c 0 + 0.9·(1/3) = 0.3? no: 0.339 > 0.3 → a, b, c; λ = 0: c first
     out = make_reranker("COVER", **{"lambda": 0.0}).rerank(cands, 3, Context(aspects=space))
     assert items.id_of(out.items[0]).tolist() == ["a", "c", "b"]
+
+
+@pytest.mark.parametrize("name", ["COVER", "SSD", "MSD"])
+@pytest.mark.parametrize("jaccard", [False, True])
+def test_undefined_relevance_takes_the_template_rule(name, jaccard):
+    """Constant scores z-scored are NaN for every candidate: the compiled loops take the template's rule (the
+    earliest remaining candidate) — COVER's lazy loop used to index past its arrays (a crash) here."""
+    cands, ctx = random_instance(1, n_users=10, N=30, ragged=True)
+    const = Rankings(cands.users, cands.items, np.where(cands.items >= 0, 1.0, np.nan), cands.user_vocab,
+                     cands.item_vocab)
+    if jaccard:
+        ctx.similarity = Jaccard(ctx.aspects)
+    for c in (cands, const):
+        got = make_reranker(name, norm="zscore").rerank(c, 12, ctx)
+        want = template_only(make_reranker(name, norm="zscore")).rerank(c, 12, ctx)
+        np.testing.assert_array_equal(got.items, want.items)
 
 
 def test_cover_types_group_equal_aspect_sets():

@@ -36,7 +36,10 @@ def test_page_and_static_files(client):
 
 
 def test_view_shows_lists_and_population(client):
-    body = client.get("/api/view?" + Q).json()
+    r = client.get("/api/view?" + Q)
+    body = r.json()
+    queue, compute = (float(part.split(";dur=")[1]) for part in r.headers["server-timing"].split(", "))
+    assert r.headers["server-timing"].startswith("queue;dur=") and queue >= 0 and compute > 0
     assert set(body["labels"]) == {"baseline", "A", "B"}
     assert body["labels"]["A"] == "A: MMR(lambda=0.5) over genres"
     lists = body["user"]["lists"]
@@ -68,6 +71,23 @@ def test_curve_and_exports(client):
     assert len(run) % 10 == 0 and run[0].split()[1] == "Q0" and run[0].endswith(" MMR")
 
 
+def test_fair_protects_a_group_of_the_datasets_genres(client):
+    """FA*IR gets the dataset's genres as item groups (the experiment's `item_groups`), its protected group a choice
+    among them, by default the least exposed; its lists hold at least as many protected items as the baseline's."""
+    fair = next(r for r in client.get("/api/options?" + Q).json()["rerankers"] if r["name"] == "FAIR")
+    group = next(c for c in fair["controls"] if c["name"] == "group")
+    assert group["kind"] == "choice" and group["default"] == "Documentary" and "Drama" in group["choices"]
+    body = client.get("/api/view?" + Q.replace("b=xQuAD&b.lambda=0.5", "b=FAIR&b.p=0.7")).json()
+    assert "b.group=Documentary" in body["state"] and body["labels"]["B"].startswith("B: FAIR(p=0.7,group=Documentary")
+    lists = body["user"]["lists"]
+    count = {s: sum("Documentary" in e["aspects"] for e in lists[s]) for s in ("baseline", "B")}
+    assert count["B"] >= count["baseline"] and len(lists["B"]) == 10
+    drama = client.get("/api/view?" + Q.replace("b=xQuAD&b.lambda=0.5", "b=FAIR&b.group=Drama&b.p=0.9")).json()
+    assert sum("Drama" in e["aspects"] for e in drama["user"]["lists"]["B"]) >= 7  # m(10) at p = 0.9
+    toml = client.get("/api/experiment.toml?" + Q.replace("b=xQuAD&b.lambda=0.5", "b=FAIR")).text
+    assert 'item_groups = "genres"' in toml and 'group = "Documentary"' in toml
+
+
 HOSTILE = [
     ("/static/../../pyproject.toml", 404, "no such page"),
     ("/static/..%2F..%2Fpyproject.toml", 404, "no such page"),
@@ -78,7 +98,8 @@ HOSTILE = [
     ("/api/view?" + Q.replace("a=MMR", "a=recdiv_explore_probe%3AX"), 400, "plugins (module:Class) are named"),
     ("/api/view?" + Q.replace("m=nDCG%4010", "m=recdiv_explore_probe%3ADHits%4010"), 400, "registered name"),
     ("/api/view?" + Q.replace("m=nDCG%4010", "m=nDCG%4099999"), 400, "measure"),
-    ("/api/view?" + Q.replace("a=MMR&a.lambda=0.5", "a=FAIR"), 400, "FAIR needs item groups"),
+    ("/api/view?" + Q.replace("a=MMR&a.lambda=0.5", "a=FAIR&a.group=Nope"), 400,
+     "A: FAIR: group 'Nope' is not one of the genres offered as item groups (Action, Adventure,"),
     ("/api/view?" + Q.replace("a.lambda=0.5", "a.lambda=nan"), 400, "A: lambda"),
     ("/api/view?" + Q.replace("a.lambda=0.5", "a.lambda=7"), 400, "A: lambda: Input should be less than or equal"),
     ("/api/view?" + Q.replace("a.lambda=0.5", "a.colour=red"), 400, "A: colour: unknown key"),

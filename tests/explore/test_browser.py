@@ -109,6 +109,14 @@ def test_explore_in_a_browser(explorer, page, tmp_path):
     assert "B: IASelect over genres" in pg.locator("#measures-table thead").inner_text()
     assert pg.locator(".list[data-system=B] .terms").first.inner_text().startswith("f ")  # no additive split
 
+    # FA*IR: its protected group is a choice among the genres, the least exposed by default (kept to the export)
+    n = ready(pg)
+    pg.locator("#b").select_option("FAIR")
+    wait_update(pg, n)
+    assert "B: FAIR(group=Documentary)" in pg.locator("#measures-table thead").inner_text()
+    assert "b.group=Documentary" in pg.url
+    assert pg.locator("#b-params select[aria-label=group]").input_value() == "Documentary"
+
     # a bad value: a clear message in the page, no stack trace
     pg.locator("#n").fill("5")
     pg.locator("#n").dispatch_event("change")

@@ -30,16 +30,17 @@ STATES = [
                     a=D(reranker="IASelect"), b=D(reranker="MMR", params={"lambda": 0.3}, aspects="wrmf-factors")),
     synthetic_state(recommender="user-knn", seed=3, threshold=3.0,
                     a=D(reranker="PM2", params={"lambda": 0.7}), b=D(reranker="Calibrated", params={"lambda": 0.4})),
-    synthetic_state(split="kfold:5:2", population="judged", measures=("nDCG@10", "EPC@10", "S-recall@10"),
+    synthetic_state(split="kfold:5:2", population="judged", k=13, measures=("nDCG@10", "EPC@10", "S-recall@10"),
                     a=D(reranker="NGD", params={"lambda": 0.6, "novelty": "PC"}),
                     b=D(reranker="DPP", params={"theta": 0.3})),
     synthetic_state(a=D(reranker="Ziegler", params={"theta_F": 0.4}), b=D(reranker="Random")),
-    # the rerankers and measures of issue 30 (the group measures over the genres as item groups; FA*IR is refused by
-    # the explorer's catalog, tests/explore/test_app.py)
+    # the rerankers and measures of issue 30 (the group measures and FA*IR over the genres as item groups; B's FA*IR
+    # protects the catalog's default group, written in the exported experiment)
     synthetic_state(measures=("nDCG@10", "AWRF@10", "GroupExposure(group=Drama)@10", "EE-L(samples=10)@10"),
                     a=D(reranker="MSD"), b=D(reranker="COVER", params={"lambda": 0.5})),
     synthetic_state(a=D(reranker="SSD", params={"window": 5}), b=D(reranker="COVER")),
     synthetic_state(a=D(reranker="Swap"), b=D(reranker="PlackettLuce", params={"scale": 2.0})),
+    synthetic_state(a=D(reranker="FAIR", params={"p": 0.6, "group": "Drama"}), b=D(reranker="FAIR")),
 ]
 
 

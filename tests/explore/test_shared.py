@@ -57,3 +57,25 @@ def test_the_first_n_of_the_deepest_candidates_are_recommends_top_n(synthetic_ca
         assert got.k == min(n, len(p.data.split.train.items)) and np.array_equal(got.users, want.users)
         np.testing.assert_array_equal(got.items, want.items)
         np.testing.assert_array_equal(got.scores, want.scores)
+
+
+@pytest.mark.parametrize(("a", "b"), [("MMR", "xQuAD"), ("DPP", "PM2"), ("IASelect", "Calibrated"), ("SSD", "COVER")])
+def test_lists_at_any_k_are_the_rerankers_own(synthetic_catalog, a, b):
+    """A depth-free reranker's lists are the first k of a deeper reranking and its blocks are kept across λ
+    (`Engine.ranking`): they equal the reranker's own top-k lists, scores included, for k below, at and above
+    the depth it reranks to, after deeper and shallower states."""
+    from recdiv.diversifiers.registry import make_reranker
+
+    engine = Engine(synthetic_catalog)
+    for k, lam in ((15, 0.5), (3, 0.5), (10, 0.2), (20, 0.2), (7, 0.9)):
+        state = synthetic_state(k=k, a=D(reranker=a), b=D(reranker=b, params={"lambda": lam}),
+                                measures=(f"nDCG@{k}",))
+        p = engine.prepare(state)
+        cands, _ = engine.candidates(p)
+        for label, d in (("A", state.a), ("B", state.b)):
+            got, _ = engine.ranking(p, label)
+            ctx = Engine(synthetic_catalog).rerank_context(p, "genres")[0]
+            want = make_reranker(d.reranker, **d.params).rerank(cands, k, ctx)
+            np.testing.assert_array_equal(got.items, want.items, err_msg=f"{d.reranker} k={k}")
+            np.testing.assert_array_equal(got.scores, want.scores)
+            np.testing.assert_array_equal(got.users, want.users)
