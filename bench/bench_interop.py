@@ -13,7 +13,8 @@ per-call cost; the two values must be equal). Routes (nDCG@10 everywhere; α-nDC
 
 - ir_measures: `calc_aggregate` with ir_measures' nDCG@10 (pytrec_eval) / with recdiv's (`recdiv.ir_measures`);
 - PyTerrier: `pt.Experiment` on a result frame with ir_measures' nDCG@10 / recdiv's (no Java);
-- ranx: `evaluate(qrels, run, "ndcg@10")` / `recdiv.evaluate_files` on the same ranx objects;
+- ranx: `evaluate(qrels, run, "ndcg@10")` / `recdiv.evaluate_files` on the same ranx objects (the door converts
+  them through `to_dict()`) / the same through `to_dataframe()`, the door before (paired: old and new side by side);
 - LensKit: `MeasurementCollector` with LensKit's NDCG / `RecdivMetric` (binary gains, LensKit's discount: the same
   measure) / `recdiv.evaluate_files` on the same `ItemListCollection`s;
 - recdiv: `recdiv.evaluate_files` on the TREC files (the command line's route).
@@ -121,6 +122,17 @@ def measure(data):
     ("ranx", "recdiv.evaluate_files on ranx objects nDCG@10", """
 from ranx import Qrels, Run
 import recdiv
+def read():
+    return Qrels.from_file(QRELS, kind="trec"), Run.from_file(RUN, kind="trec")
+def measure(data):
+    ev = recdiv.evaluate_files(data[0], {"run": data[1]}, ["nDCG@10"], threshold=1, population="judged")
+    return ev.value("run", "nDCG@10")
+"""),
+    ("ranx", "recdiv.evaluate_files on ranx objects nDCG@10, the door before (to_dataframe)", """
+from ranx import Qrels, Run
+import recdiv
+import recdiv.data.doors
+recdiv.data.doors.ranx_frame = lambda obj: obj.to_dataframe()   # the conversion of the door before issue 27 item 4
 def read():
     return Qrels.from_file(QRELS, kind="trec"), Run.from_file(RUN, kind="trec")
 def measure(data):

@@ -19,7 +19,17 @@ test item is its `grade_field` (default ``rating``; 1 where the lists have none)
 default 0: every test item is relevant, as in LensKit's metrics. Measures that need more than the list, its test
 items and the items' aspects — a training profile (novelty, profile intent weights), the base list (RBO, LIP,
 ESSD), another run (lexirecall), all users at once (Gini, aggregate diversity) — are refused with the route that
-has it: `recdiv.eval.io.evaluate_itemlists` over whole collections, or `recdiv compare` on their Parquet files.
+has it: `recdiv.evaluate_files` over whole collections, or `recdiv compare` on their Parquet files.
+
+Why the reference-run and pairwise measures cannot be list metrics (LensKit 2025.8): a metric is called as
+`measure_list(output, test)` — the list and its test items, nothing else; `MeasurementCollector.measure_list(
+output, test, **keys)` keeps the keys (user id) for its own index and does not hand them to the metric, so a
+metric cannot find the user's base list or the other system's list in a collection; `GlobalMetric.measure_run`
+sees whole collections but gives one number per run, and only the deprecated `RunAnalysis` calls it. LensKit's
+own `rank_biased_overlap(reference, reranked)` and `least_item_promoted` are plain functions outside the metric
+API for that reason (lkpy #767). Over collections, `recdiv.evaluate_files(test, {"mmr": mmr, "knn": knn},
+["RBO@10", "lexirecall@10"], previous=knn, baseline="knn")` gives them per user, the same values as `recdiv eval
+--previous/--baseline` on the Parquet files.
 """
 
 from __future__ import annotations
@@ -61,15 +71,20 @@ class RecdivMetric(ListMetric):
                  aspects: Any = None, scale: tuple[float, float] | None = None, label: str | None = None):
         self.measure = parse_measure(measure)
         m = self.measure
+        if m.KIND == "pairwise" or "previous" in m.NEEDS:
+            other, option = (("the other system's list", 'baseline="b"') if m.KIND == "pairwise"
+                              else ("the user's base list", "previous=base"))
+            raise ConfigError(f"{m} needs {other}, which a LensKit list metric cannot reach (LensKit calls "
+                              "measure_list(output, test) without the user's key): evaluate the collections with "
+                              f"recdiv.evaluate_files(test, {{\"a\": recs, \"b\": other}}, [{str(m)!r}], {option})")
         if m.KIND != "per-user" or m.POOLED:
-            what = ("compares two runs" if m.KIND == "pairwise" else "is a system-level measure" if m.KIND == "system"
-                    else "pools every user's pairs")
+            what = "is a system-level measure" if m.KIND == "system" else "pools every user's pairs"
             raise ConfigError(f"{m} {what}: a LensKit list metric sees one list at a time; evaluate whole "
-                              "collections with recdiv.eval.io.evaluate_itemlists")
+                              "collections with recdiv.evaluate_files")
         other = [n for n in m.NEEDS if n != "aspects"]
         if other:
             raise ConfigError(f"{m} needs `{other[0]}`, which a LensKit list metric does not see (one list and its "
-                              "test items); evaluate whole collections with recdiv.eval.io.evaluate_itemlists")
+                              "test items); evaluate whole collections with recdiv.evaluate_files")
         if "aspects" in m.NEEDS and aspects is None:
             raise ConfigError(f"{m} needs item aspects: RecdivMetric({str(m)!r}, aspects=FILE or frame)")
         self.threshold, self.grade_field, self.scale = float(threshold), grade_field, scale

@@ -176,3 +176,28 @@ def test_a_streamed_evaluation_over_zero_users_is_an_error_too(files, capsys, mo
     err = _error(capsys, "eval", "ones.qrels", "a.run", "-m", "P@5")
     assert "no user has a relevant item at --rel-threshold 4" in err and "mean over 0 users" in err
     assert main(["eval", "ones.qrels", "a.run", "-m", "P@5", "--rel-threshold", "1"]) == 0
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_base_lists_of_other_users_are_an_error(files, capsys, monkeypatch, streamed):
+    """RBO and LIP against a --previous file that lists none of the evaluated users: every user would score a
+    plausible 0 (a user without a base list scores 0); refused in one line naming the file, in memory and streamed."""
+    import recdiv.eval.stream
+
+    if streamed:
+        monkeypatch.setattr(recdiv.eval.stream, "streaming_needed", lambda *a, **k: True)
+    (files / "other.run").write_text(RUN.replace("u", "x"), "utf-8")
+    for cmd in (["eval", "t.qrels", "a.run"], ["compare", "t.qrels", "a.run", "b.run"]):
+        err = _error(capsys, *cmd, "-m", "RBO@5", "-m", "LIP@5", "--previous", "other.run", "--rel-threshold", "1")
+        who = "users of the qrels" if streamed else "evaluated users"
+        assert f"--previous other.run: no base list for any of the 5 {who} (its users, e.g. 'x1', are not the " \
+               "qrels'" in err and "RBO@5, LIP@5 would be 0 for every user" in err, err
+    # some users without a base list: the values stand (they score 0), and a note says how many
+    (files / "part.run").write_text("".join(line for line in RUN.splitlines(True) if line.startswith(("u1", "u2"))))
+    assert main(["eval", "t.qrels", "a.run", "-m", "RBO@5", "--previous", "part.run", "--rel-threshold", "1",
+                 "--format", "json"]) == 0
+    out, err = capsys.readouterr()
+    if not streamed:
+        assert "recdiv: note: --previous part.run: no base list for 3 of the 5 evaluated users: they score 0 on " \
+               "RBO@5" in err
+    assert json.loads(out)["runs"]["a"]["RBO@5"] == pytest.approx(2 / 5)  # u1, u2: identical lists

@@ -67,7 +67,7 @@ def dataset_path(name_or_path: str | Path, data_root: str | Path | None = None) 
     close = difflib.get_close_matches(str(name_or_path), known, n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     raise DataError(f"no dataset {str(name_or_path)!r}{hint}: not a folder, and {where} "
-                    "(`recdiv data fetch NAME` downloads the official ones)")
+                    f"(`recdiv data fetch NAME` downloads one of {', '.join(DATASETS.names())})")
 
 
 def _default_places() -> list[str]:

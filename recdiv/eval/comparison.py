@@ -1,7 +1,7 @@
 """`Comparison`: the significance report of `Results.compare` — means with confidence intervals, tested pairs with
 p-values, corrected p-values, effect sizes and confidence intervals of the differences, markers, and every export
-(text, Markdown, LaTeX, HTML, JSON, a pandas frame). `recdiv compare` prints it and the experiment report is built
-from it, so a table or a marker is made here only.
+(text, Markdown, LaTeX, JSON, a pandas frame, the HTML results page). `recdiv compare` prints it and the
+experiment report is built from it, so a table or a marker is made here only.
 
 Markers: with baselines (one baseline for all systems, or a baseline per system as in experiments), "▲" marks a
 system significantly better than its baseline and "▼" significantly worse; without, a system gets the letters of
@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -131,6 +132,11 @@ class Comparison:
     def tested_against(self, system: str) -> str | None:
         return None if self.baselines is None else self.baselines.get(system)
 
+    def baseline_pair(self, system: str, measure: str) -> PairComparison | None:
+        """The test of `system` against its baseline on `measure` (None: untested)."""
+        base = self.tested_against(system)
+        return self._index.get((measure, system, base)) if base else None
+
     def markers(self, system: str, measure: str) -> str:
         """Significance markers of `system` on `measure` (module docstring)."""
         if self.baselines is not None:
@@ -200,7 +206,7 @@ class Comparison:
             c.ci = f"[{fmt_value(lo, digits)}, {fmt_value(hi, digits)}]"
             title.append(f"{round(self.confidence * 100)}% CI {c.ci}")
         base = self.tested_against(s)
-        pc = self._index.get((m, s, base)) if base else None
+        pc = self.baseline_pair(s, m)
         if pc is not None:
             sign = 1 if pc.a == s else -1
             pa = fmt_p(pc.p_adjusted, self.samples)
@@ -253,7 +259,7 @@ class Comparison:
                        "p_adjusted": math.nan, "effect_size": math.nan, "marker": "", "difference": math.nan,
                        "diff_ci_low": math.nan, "diff_ci_high": math.nan}
                 base = self.tested_against(s)
-                pc = self._index.get((m, s, base)) if base else None
+                pc = self.baseline_pair(s, m)
                 if pc is not None:
                     sign = 1 if pc.a == s else -1
                     lo_d, hi_d = sorted((sign * pc.ci_low, sign * pc.ci_high))
@@ -270,9 +276,17 @@ class Comparison:
         """booktabs tables (compile with pdflatex; packages and marker macros in the header comment)."""
         return tables.to_latex(self.means_table(digits), caption, label)
 
-    def to_html(self, digits: int = 4) -> str:
-        """The means table as an HTML fragment (CSS classes of `recdiv.eval.html`)."""
-        return tables.to_html(self.means_table(digits, note=self.note(intervals=True)))
+    def to_html(self, title: str = "recdiv comparison", *, description: str = "",
+                tradeoffs: Sequence[tuple[str, str]] | None = None) -> str:
+        """The self-contained results page of this comparison, the page `recdiv compare --html` writes
+        (`recdiv.eval.report.comparison_page`): the means table, every tested pair, the trade-off charts
+        (`tradeoffs`: (x, y) measure pairs, default the first accuracy measure against each measure of another
+        family), the means with their intervals and, when the comparison came from `Results.compare`, the per-user
+        distributions; plotly.js embedded, so the page opens offline. The table alone, to embed in a page of one's
+        own: `recdiv.eval.tables.to_html(cmp.means_table())`."""
+        from recdiv.eval.report import comparison_page
+
+        return comparison_page(self.results, self, title=title, description=description, tradeoffs=tradeoffs)
 
     def to_table(self, digits: int = 4, width: int = tables.TEXT_WIDTH) -> str:
         """The terminal table (`tables.to_text`: fits `width` columns, `*` marks the best of a column), then per

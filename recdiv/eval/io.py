@@ -307,11 +307,32 @@ def missing_input(measure, need: str) -> str:
     return f"{measure} needs `{need}` in the evaluation context: pass --{need.replace('_', '-')} FILE"
 
 
-def check_needs(measures: Iterable[Measure], inputs: EvalInputs, files: dict[str, str | Path | None]) -> None:
+def check_previous(measures: Iterable[Measure], previous: Rankings | None, users: np.ndarray, path,
+                   who: str = "evaluated users") -> str | None:
+    """ConfigError when the base lists of RBO, LIP or ESSD (`--previous PATH`) hold a list for none of `users`
+    (dense indices): every value would be a plausible 0 (a user without a base list scores 0). A note (to print)
+    when some of them have none."""
+    uses = [str(m) for m in measures if "previous" in m.NEEDS]
+    if previous is None or not uses or not len(users):
+        return None
+    listed = previous.for_users(users).lengths > 0
+    what = ", ".join(uses)
+    if not listed.any():
+        theirs = (f"its users, e.g. {str(previous.user_vocab.id_of(previous.users[:1])[0])!r}, are not the qrels'"
+                  if len(previous) else "it holds no list")
+        raise ConfigError(f"--previous {path}: no base list for any of the {len(users)} {who} ({theirs}; the "
+                          f"base run of another split or dataset?): {what} would be 0 for every user")
+    missing = int((~listed).sum())
+    note = f"recdiv: note: --previous {path}: no base list for {missing} of the {len(users)} {who}: they score 0 on "
+    return note + what if missing else None
+
+
+def check_needs(measures: Iterable[Measure], inputs: EvalInputs, files: dict[str, str | Path | None]) -> str | None:
     """ConfigError, before any measure is computed, for a measure whose context is missing or describes nothing it
     evaluates — the numbers would be plausible and meaningless: an aspect file (`files["aspects"]`) that gives no
     aspect to any item of a run, or to any relevant judged item (swapped columns, another dataset's ids); a
-    training file that holds no item of a run (popularity, novelty) or no evaluated user (profiles)."""
+    training file that holds no item of a run (popularity, novelty) or no evaluated user (profiles); base lists
+    (`files["previous"]`) for none of the evaluated users (`check_previous`, whose note is returned)."""
     measures = list(measures)
     ctx = inputs.context
     for m in measures:
@@ -342,6 +363,10 @@ def check_needs(measures: Iterable[Measure], inputs: EvalInputs, files: dict[str
             if len(listed) and not known[listed].any():
                 raise ConfigError(f"{users_of('train')}: no item of run {name} is in the training file "
                                   f"{files['train']}: popularity and novelty would be those of unseen items")
+    if files.get("previous"):
+        return check_previous(measures, ctx.previous, inputs.qrels.population(ctx.threshold, ctx.population),
+                              files["previous"])
+    return None
 
 
 def stochastic_runs(directories: Sequence[str | Path], names: Iterable[str]) -> list[tuple[str, list[Path]]]:

@@ -29,7 +29,7 @@ from recdiv.eval.charts import Chart, Series, axis_title, save, to_matplotlib
 from recdiv.eval.tables import fmt_p
 
 if TYPE_CHECKING:
-    from recdiv.eval.comparison import Comparison
+    from recdiv.eval.tables import Compared
 
 
 def _draw(chart: Chart, path, ax) -> Figure:
@@ -121,12 +121,12 @@ def plot_tradeoff(points: Mapping[str, tuple[float, float]], x_measure: str, y_m
     return fig
 
 
-def _ci_text(cmp: Comparison, s: str, m: str) -> str:
+def _ci_text(cmp: Compared, s: str, m: str) -> str:
     lo, hi = cmp.mean_ci.get(m, {}).get(s, (np.nan, np.nan))
     return f" [{lo:.4f}, {hi:.4f}]" if np.isfinite(lo) and np.isfinite(hi) else ""
 
 
-def tradeoff_chart(cmp: Comparison, x: str, y: str, curves: Mapping[str, Sequence[tuple[str, str]]],
+def tradeoff_chart(cmp: Compared, x: str, y: str, curves: Mapping[str, Sequence[tuple[str, str]]],
                    points: Sequence[str] = (), *, title: str | None = None) -> Chart:
     """Means of `x` (accuracy) against `y` (diversity): one line per curve — {curve name: [(system, parameter
     label), ...]} in parameter order, the end points labelled — and `points` (e.g. the undiversified baselines) as
@@ -152,7 +152,7 @@ def tradeoff_chart(cmp: Comparison, x: str, y: str, curves: Mapping[str, Sequenc
     return Chart(title if title is not None else f"{y} vs {x}", axis_title(x), axis_title(y), series, height=height)
 
 
-def means_chart(cmp: Comparison, measure: str, systems: Sequence[str] | None = None, *,
+def means_chart(cmp: Compared, measure: str, systems: Sequence[str] | None = None, *,
                 title: str | None = None) -> Chart:
     """Mean of `measure` per system (one row each, top to bottom) with its confidence interval; systems tested
     against a baseline in a second colour, labelled with their significance marker (▲ better, ▼ worse)."""
@@ -168,7 +168,7 @@ def means_chart(cmp: Comparison, measure: str, systems: Sequence[str] | None = N
         for s in members:
             h = f"{s}: {cmp.means[measure][s]:.4f}{_ci_text(cmp, s, measure)}"
             base = cmp.tested_against(s)
-            pc = cmp._index.get((measure, s, base)) if base else None
+            pc = cmp.baseline_pair(s, measure)
             if pc is not None:
                 h += f"\nvs {base}: adjusted p = {fmt_p(pc.p_adjusted, cmp.samples)}"
             hover.append(h)

@@ -1,5 +1,5 @@
 """The results page: one comparison of systems as a self-contained HTML page — the page of `recdiv compare --html`
-and of Python users (`comparison_page(cmp.results, cmp)`).
+and of `Comparison.to_html()` in Python.
 
 A section holds the systems × measures table (means with confidence intervals, markers of the paired tests, p-values
 on demand), every tested pair (difference and its interval, p-value, adjusted p-value, effect size d_z), the
@@ -19,7 +19,7 @@ from recdiv.eval.html import Page
 
 if TYPE_CHECKING:
     from recdiv.eval.charts import Chart
-    from recdiv.eval.comparison import Comparison
+    from recdiv.eval.tables import Compared
 
 __all__ = ["comparison_page", "comparison_section", "default_tradeoffs", "pairs_html"]
 
@@ -44,7 +44,7 @@ def default_tradeoffs(measures: Sequence[str], limit: int = 4) -> list[tuple[str
     return [(acc[0], m) for m in other[:limit]] if acc else []
 
 
-def pairs_html(cmp: Comparison, samples: int = 0) -> str:
+def pairs_html(cmp: Compared, samples: int = 0) -> str:
     """Every tested pair: difference, its confidence interval, p-value, adjusted p-value, effect size (collapsed);
     `samples`: the B of a Monte Carlo test, whose p-values below 1/B are written "< 1/B" (`tables.fmt_p`)."""
     from recdiv.escape import html as e  # names from files: control characters dropped too
@@ -64,7 +64,7 @@ def pairs_html(cmp: Comparison, samples: int = 0) -> str:
             f"<tbody>{''.join(rows)}</tbody></table></div></details>")
 
 
-def comparison_section(page: Page, cmp: Comparison, res=None, *, note: str | None = None,
+def comparison_section(page: Page, cmp: Compared, res=None, *, note: str | None = None,
                        lead: str = "letter", tradeoffs: Sequence[tuple[str, str]] | None = None,
                        curves: Mapping[str, Sequence[tuple[str, str]]] | None = None,
                        points: Sequence[str] | None = None, systems: Sequence[str] | None = None,
@@ -104,12 +104,12 @@ def comparison_section(page: Page, cmp: Comparison, res=None, *, note: str | Non
     return trade + means + dists
 
 
-def comparison_page(res, cmp: Comparison | None, *, title: str = "recdiv comparison",
+def comparison_page(res, cmp: Compared | None, *, title: str = "recdiv comparison",
                     description: str = "", tradeoffs: Sequence[tuple[str, str]] | None = None,
-                    groups: Mapping[str, Comparison] | None = None, preferences: Sequence[str] = (),
+                    groups: Mapping[str, Compared] | None = None, preferences: Sequence[str] = (),
                     provenance: dict | None = None) -> str:
     """The whole self-contained page of one comparison (`recdiv compare --html`; from Python
-    `comparison_page(cmp.results, cmp)`): the section of `comparison_section`, then the comparisons inside user
+    `cmp.to_html()`, `res` = `cmp.results`): the section of `comparison_section`, then the comparisons inside user
     groups (collapsed) and the per-user preference tables (text) of pairwise measures, when given; the footer says
     what made the page (`provenance`, default the libraries and versions of this process)."""
     page = Page(title, provenance).heading(title, 1)

@@ -2,7 +2,7 @@
 
     res = Results.evaluate({"pop": pop_run, "mmr": mmr_run}, qrels, ["nDCG@10", "P@10", "Gini@10"])
     cmp = res.compare(test="t", correction="holm")          # all pairs; or baseline="pop"
-    print(cmp.to_markdown()); cmp.to_latex(); cmp.to_html(); cmp.to_json()
+    print(cmp.to_markdown()); cmp.to_latex(); cmp.to_html(title); cmp.to_json()
     res.tukey("nDCG@10"); res.discriminative_power("nDCG@10"); res.plot_tradeoff("nDCG@10", "ILD@10")
 
 Per-user values are **paired**: every system has a value for the same users (the evaluated population of

@@ -215,16 +215,20 @@ def ingest_all(qrels, runs: dict, *, threshold: float, population: str, scale, t
     the vocabularies and code maps beside them."""
     from recdiv.data.textio import parse_interactions_tsv, parse_item_aspects_tsv
     from recdiv.data.vocab import Vocab
-    from recdiv.eval.io import check_scale, context_of
+    from recdiv.eval.catalog import parse_measures
+    from recdiv.eval.io import check_previous, check_scale, context_of
 
     store = Folder(folder, n_parts)
     users, items = Encoder(), Encoder()
     top = -np.inf
+    judged = []  # the users of the qrels (codes), for the check of the base lists
     for table in iter_qrels(qrels, format=input_format):
         check_scale(table, "grade", scale)
         if len(table):
             top = max(top, float(table["grade"].max()))
-        store.append("qrels", users.encode(table["user"]), items.encode(table["item"]), table["grade"])
+        codes = users.encode(table["user"])
+        judged.append(np.unique(codes))
+        store.append("qrels", codes, items.encode(table["item"]), table["grade"])
     widths = {}
     for name, source in runs.items():
         widths[name] = _Widths()
@@ -245,6 +249,9 @@ def ingest_all(qrels, runs: dict, *, threshold: float, population: str, scale, t
     write_vocab(folder / "vocab-items.arrow", item_vocab.ids)
     context = context_of(user_vocab, item_vocab, threshold=threshold, population=population, scale=scale,
                          tables=(tt, at, gt, pt))
+    if pt is not None and judged:
+        check_previous(parse_measures(measures), context.previous,
+                       np.unique(user_vocab.lookup(user_ids[np.concatenate(judged)])), previous, "users of the qrels")
     r_max = None if top == -np.inf else top
     job = Job(str(folder), n_parts, tuple(store.inputs), dict(store.lines), tuple(runs), tuple(measures), baseline,
               float(threshold), population, scale, r_max, {n: w.longest() for n, w in widths.items()},

@@ -17,10 +17,36 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from recdiv.escape import DOWN, UP, markdown
 from recdiv.escape import html as e
 from recdiv.escape import latex as tex
+
+
+class Compared(Protocol):
+    """What the charts (`recdiv.eval.plots`) and the results page (`recdiv.eval.report`) read of a comparison:
+    `recdiv.eval.comparison.Comparison`, which draws its page with them (`Comparison.to_html`) — typed by this
+    protocol, they need not import it, and the imports stay one way."""
+
+    systems: list[str]
+    measures: list[str]
+    means: dict[str, dict[str, float]]
+    pairs: list[Any]
+    mean_ci: dict[str, dict[str, tuple[float, float]]]
+    confidence: float
+    samples: int
+
+    def tested_against(self, system: str) -> str | None: ...
+
+    def baseline_pair(self, system: str, measure: str) -> Any: ...
+
+    def markers(self, system: str, measure: str) -> str: ...
+
+    def direction(self, measure: str) -> bool: ...
+
+    def means_table(self, digits: int = 4, lead: str = "letter", note: str | None = None) -> MeansTable: ...
+
 
 #: LaTeX packages the tables need (named in the header comment of every LaTeX output)
 LATEX_PACKAGES = ("booktabs", "amssymb", "graphicx")

@@ -104,10 +104,10 @@ def _in_memory(command: str, o: EvalOptions, qrels, runs, measures) -> Evaluated
                          aspects=o.aspects, previous=o.previous, threshold=o.rel_threshold, population=o.population,
                          scale=o.rating_scale, input_format=o.input_format, item_groups=o.item_groups,
                          stochastic=list(o.stochastic))
-    check_needs(measures, inputs, {"aspects": o.aspects, "train": o.train})
+    previous = check_needs(measures, inputs, {"aspects": o.aspects, "train": o.train, "previous": o.previous})
     names = list(inputs.runs)
     baseline = baseline_name(o.baseline, [*runs, *predictions], names)
-    for note in (max_grade_note(measures, inputs, o.subtopics or qrels),
+    for note in (previous, max_grade_note(measures, inputs, o.subtopics or qrels),
                  unpredicted_note(measures, inputs, names[len(runs):])):
         if note:
             print(note, file=sys.stderr)

@@ -22,7 +22,7 @@ def test_a_fetched_dataset_is_found_by_name(tmp_path, monkeypatch):
     monkeypatch.delenv("RECDIV_DATA", raising=False)
     assert locate.dataset_path("my-data") == home / "my-data"
     assert home in locate.search_dirs()
-    with pytest.raises(DataError, match="recdiv data fetch nope"):
+    with pytest.raises(DataError, match=r"no dataset 'nope': .*`recdiv data fetch NAME` downloads one of ml-100k, "):
         locate.dataset_path("nope")
 
 

@@ -34,7 +34,7 @@ def test_latex_arrows_accents_and_promises(tmp_path, monkeypatch):
 
 def test_html_still_names_its_intervals():
     cmp = _results().compare(baseline="Pop")
-    assert "[low, high]: 95% t intervals" in cmp.to_html()
+    assert "[low, high]: 95% t intervals" in tables.to_html(cmp.means_table(note=cmp.note(intervals=True)))
 
 
 def test_p_values_below_the_resolution():

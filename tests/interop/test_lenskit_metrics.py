@@ -91,8 +91,13 @@ def test_equal_to_recdiv_on_whole_collections():
 
 
 def test_refused_measures_and_bad_lists():
-    for m, message in [("Gini@10", "system-level"), ("lexirecall@10", "compares two runs"), ("FCP", "pools"),
-                       ("EPC@10", "needs `train`"), ("RBO@10", "needs `previous`"),
+    for m, message in [("Gini@10", "system-level"), ("FCP", "pools"), ("EPC@10", "needs `train`"),
+                       ("lexirecall@10", r"needs the other system's list, which a LensKit list metric cannot reach "
+                        r"\(LensKit calls measure_list\(output, test\) without the user's key\): evaluate the "
+                        r"collections with recdiv.evaluate_files\(test, \{\"a\": recs, \"b\": other\}, "
+                        r"\['lexirecall@10'\], baseline=\"b\"\)"),
+                       ("RBO@10", r"needs the user's base list.*\['RBO@10'\], previous=base\)"),
+                       ("ESSD@10", r"needs the user's base list"),
                        ("ILD@10", r"needs item aspects: RecdivMetric\('ILD@10', aspects=")]:
         with pytest.raises(ConfigError, match=message):
             RecdivMetric(m)
@@ -105,3 +110,40 @@ def test_refused_measures_and_bad_lists():
         metric.measure_list(ItemList([1, 2, 2], ordered=True), ItemList([1]))
     assert np.isnan(metric.measure_list(ItemList([1, 2], ordered=True), ItemList([])))
     assert metric.label == "RR" and RecdivMetric("RR", label="mrr").label == "mrr"
+
+
+def test_reference_and_pairwise_measures_on_collections():
+    """What a list metric cannot reach, whole collections give: RBO and LIP of reranked lists against their base
+    lists (`previous=`, an ItemListCollection) equal LensKit's own `rank_biased_overlap` (norm=weights, the same
+    geometric weights) and `least_item_promoted` (+1: LensKit counts positions from 0) per user; lexirecall against
+    another collection (`baseline=`) equals recdiv's preference of the two runs."""
+    from lenskit.metrics import GeometricRankWeight
+    from lenskit.metrics.reranking import least_item_promoted, rank_biased_overlap
+
+    from recdiv.eval.evaluate import preference_per_user
+    from recdiv.eval.io import evaluate_files, load_inputs
+
+    rng = np.random.default_rng(5)
+    items = np.array([f"i{j:03d}" for j in range(80)], dtype=object)
+    base, reranked, test = (ItemListCollection(["user_id"]) for _ in range(3))
+    for u in range(30):
+        b = rng.choice(items, 25, replace=False)
+        top = np.concatenate([b[:3], rng.choice(b[3:], 7, replace=False)])  # some items promoted from deep
+        base.add(ItemList(b, ordered=True), user_id=f"u{u}")
+        reranked.add(ItemList(top, ordered=True), user_id=f"u{u}")
+        test.add(ItemList(rng.choice(items, 8, replace=False)), user_id=f"u{u}")
+    ev = evaluate_files(test, {"mmr": reranked, "knn": base}, ["RBO@10", "LIP@10", "lexirecall@10"], previous=base,
+                        baseline="knn", threshold=1, population="judged")
+    users = [str(u) for u in ev.users]
+    rbo = [rank_biased_overlap(base.lookup(user_id=u), reranked.lookup(user_id=u), GeometricRankWeight(0.9), n=10)
+           for u in users]
+    lip = [least_item_promoted(base.lookup(user_id=u), reranked.lookup(user_id=u), n=10) for u in users]
+    np.testing.assert_allclose(ev.user_values("mmr", "RBO@10"), rbo, rtol=1e-14, atol=0)
+    mine = ev.user_values("mmr", "LIP@10")
+    np.testing.assert_array_equal(np.maximum(mine - 1, 0), lip)
+    assert mine.max() > 1 and (ev.user_values("knn", "RBO@10") == 1).all()
+    assert set(np.unique(ev.user_values("mmr", "lexirecall@10"))) <= {-1.0, 0.0, 1.0}
+    np.testing.assert_array_equal(ev.user_values("knn", "lexirecall@10"), 0)
+    inputs = load_inputs(test, {"mmr": reranked, "knn": base}, threshold=1, population="judged")
+    np.testing.assert_array_equal(ev.user_values("mmr", "lexirecall@10"), preference_per_user(
+        "lexirecall@10", inputs.runs["mmr"], inputs.runs["knn"], inputs.qrels, inputs.context))

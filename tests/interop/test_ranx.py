@@ -69,3 +69,18 @@ def test_paired_t_test_equals_ranx(case):
             assert pair.p_value == pytest.approx(theirs, rel=1e-9), ours
             checked += 1
     assert checked >= 6
+
+
+def test_the_ranx_door_frame_is_to_dataframe(case):
+    """The door converts through `to_dict()` (`recdiv.data.doors.ranx_frame`), about 3× faster than
+    `to_dataframe()`: the same rows, in the same order, with the same dtypes and values, for runs (float scores)
+    and qrels (integer grades), and for an empty run."""
+    import pandas as pd
+
+    from recdiv.data.doors import ranx_frame
+
+    _, qrels, runs, _ = case
+    for obj in (qrels, *runs.values(), Run.from_dict({"q1": {"d1": 0.5, "d2": 0.5, "d3": 1.0}, "q2": {"d1": 2.0}})):
+        pd.testing.assert_frame_equal(ranx_frame(obj), obj.to_dataframe(), check_exact=True)
+    assert ranx_frame(qrels)["score"].dtype == np.int64 and ranx_frame(runs["run"])["score"].dtype == np.float64
+    assert ranx_frame(Run()).columns.tolist() == ["q_id", "doc_id", "score"] and len(ranx_frame(Run())) == 0

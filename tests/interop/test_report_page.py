@@ -57,18 +57,33 @@ def test_compare_html_page(tmp_path, capsys):
     assert "Per-user preferences" in html and "lexirecall@10" in html
 
 
-def test_to_report_is_the_same_page(tmp_path):
+def test_to_html_is_the_page_of_compare_html(tmp_path, capsys):
+    """`Comparison.to_html()` is the route from files to the page in Python: the page `recdiv compare --html`
+    writes, the same bytes but the footer that names the command."""
     paths, runs = _case(tmp_path)
+    page = tmp_path / "page.html"
+    args = ["compare", str(paths["qrels"]), *runs, "--aspects", str(paths["aspects"]), "--rel-threshold", "1",
+            "--baseline", "base", "--test", "t", "--correction", "holm", "--html", str(page)]
+    assert main([*args, *(a for m in MEASURES for a in ("-m", m))]) == 0
+    capsys.readouterr()
     ev = evaluate_files(paths["qrels"], runs, MEASURES, aspects=paths["aspects"], threshold=1.0)
     res = Results.from_evaluation(ev)
-    from recdiv.eval.report import comparison_page
-
     cmp = res.compare(baseline="base", test="t", correction="holm")
-    text = comparison_page(cmp.results, cmp, title="three runs")
-    assert _charts(text) == 1 + 4 + 3 and "<h1>three runs</h1>" in text
+    text = cmp.to_html("recdiv compare", description="3 runs; relevant ⇔ grade ≥ 1; users: relevant population; "
+                                                     "seed 0.")
+    assert text.startswith("<!DOCTYPE html>") and "<style>" in text and "<script>" in text  # styled, offline
+    assert _charts(text) == 1 + 4 + 3 and "<h1>recdiv compare</h1>" in text
+    footer = "<footer class='provenance'>"
+    cli = page.read_text(encoding="utf-8")
+    assert text.split(footer)[0] == cli.split(footer)[0]
     for s in res.systems:
         for m in ("nDCG@10", "ILD@10"):
             assert f"{res.mean(s, m):.4f}" in text
+    # a Comparison built from arrays (no per-user values kept) still gets the page, without the distributions
+    bare = Results({"a": {"m": np.arange(8.0)}, "b": {"m": np.arange(8.0)[::-1] + 0.5}}).compare(baseline="a")
+    bare.results = None
+    one = bare.to_html("two systems")
+    assert _charts(one) == 1 and "Per-user distributions" not in one and "<h1>two systems</h1>" in one
 
 
 def test_k_fold_runs(tmp_path, capsys):

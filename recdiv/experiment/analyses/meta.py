@@ -29,9 +29,19 @@ SPLIT_ANALYSES = (*ROBUSTNESS, "perturbation")
 
 
 def meta_measures(config: ExperimentConfig, available: list[str]) -> list[str]:
-    """The measures of [meta]: meta.measures, else every per-user measure of the experiment."""
-    wanted = config.meta.measures if config.meta and config.meta.measures else config.metrics.measures
-    return [m for m in wanted if m in available]
+    """The measures of [meta]: meta.measures, else every per-user measure of the experiment of a list alone (not
+    those against another list: RBO, LIP, ESSD, lexirecall; `against_other_lists`)."""
+    if config.meta and config.meta.measures:
+        return [m for m in config.meta.measures if m in available]
+    return [m for m in config.metrics.measures if m in available and not against_other_lists(m, config)]
+
+
+def against_other_lists(measure: str, config: ExperimentConfig) -> bool:
+    """Does `measure` compare a system's lists with other lists (its candidates' or its baseline's)?"""
+    from recdiv.eval import parse_measure
+
+    m = parse_measure(measure, config.metrics.conventions)
+    return m.KIND == "pairwise" or "previous" in m.NEEDS
 
 
 def options(config: ExperimentConfig):

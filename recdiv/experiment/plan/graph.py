@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from recdiv.experiment.plan.systems import System
+from recdiv.experiment.plan.systems import System, baselines
 from recdiv.experiment.spec.experiment import ExperimentConfig
 from recdiv.experiment.spec.sections import AspectConfig, RecommenderSpec
 from recdiv.experiment.storage.cache import Store, hash_config
@@ -46,6 +46,10 @@ class SystemPlan:
     eval_aspect_key: str | None
     measures: tuple[str, ...]
     groups_key: str | None = None  # the explicit space of `item_groups` (FAIR, AWRF, GroupExposure)
+    #: the lists a pairwise measure (lexirecall, lexiprecision) compares the system's with: its baseline's
+    #: (name, candidates key, rerank key — None for a recommender's list); None: no pairwise measure, or the system
+    #: is a baseline itself (its preferences over itself are 0)
+    baseline: tuple[str, str, str | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -148,6 +152,7 @@ def plan_split(config: ExperimentConfig, systems: list[System], di: int, spec: s
     ctx_key = hash_config("eval", sfp, eval_key, config.metrics.eval_settings(),
                           *with_groups)
     k = config.candidates.k
+    keys = {}
     for s in systems:
         ck = cand_key[s.recommender]
         rkey, rdeps = space_ref(s.aspects)
@@ -156,11 +161,41 @@ def plan_split(config: ExperimentConfig, systems: list[System], di: int, spec: s
         else:
             ranking_key = hash_config("rerank", ck, rkey, s.reranker, dict(s.params), k, config.seed, sfp,
                                       component_source("reranker", s.reranker), *with_groups)
-        deps = tuple(sorted({model_of_rec[s.recommender], *rdeps, *eval_deps}))
-        plan = SystemPlan(s, ck, ranking_key, rkey, hash_config("scores", ranking_key, ctx_key), eval_key,
-                          tuple(config.metrics.measures), groups_key)
+        keys[s.name] = (ck, ranking_key, rkey, rdeps)
+    refs = baseline_refs(config, systems, keys, first + len(tasks), model_of_rec)
+    for s in systems:
+        ck, ranking_key, rkey, rdeps = keys[s.name]
+        base, base_deps = refs.get(s.name, (None, ()))
+        scores_key = (hash_config("scores", ranking_key, ctx_key) if base is None  # keys without one unchanged
+                      else hash_config("scores", ranking_key, ctx_key, "baseline", keys[base[0]][1]))
+        deps = tuple(sorted({model_of_rec[s.recommender], *rdeps, *eval_deps, *base_deps}))
+        plan = SystemPlan(s, ck, ranking_key, rkey, scores_key, eval_key, tuple(config.metrics.measures), groups_key,
+                          base)
         tasks.append(Task("system", di, spec, plan, deps, f"{dname}/{spec}: {s.name}"))
     return tasks
+
+
+def baseline_refs(config: ExperimentConfig, systems: list[System], keys: dict[str, tuple], first_system: int,
+                  model_of_rec: dict[str, int]) -> dict[str, tuple[tuple[str, str, str | None], tuple[int, ...]]]:
+    """{system: (`SystemPlan.baseline`, the ids of the tasks that make the baseline's lists)} for the systems
+    tested against a baseline (`baselines`), when a measure is pairwise; `keys`: {system: (candidates key, ranking
+    key, ...)}; `first_system`: the id of the first system task."""
+    from recdiv.eval import parse_measure
+
+    if not any(parse_measure(m, config.metrics.conventions).KIND == "pairwise" for m in config.metrics.measures):
+        return {}
+    by_name = {s.name: (i, s) for i, s in enumerate(systems)}
+    out = {}
+    for name, base in baselines(config, [s.to_json() for s in systems]).items():
+        if base is None:
+            continue
+        i, b = by_name[base]
+        ck, ranking_key = keys[base][:2]
+        if b.diversifier is None:  # a recommender's list: its candidates, from its model task
+            out[name] = ((base, ck, None), (model_of_rec[b.recommender],))
+        else:  # a reranked list: written by the baseline's own system task
+            out[name] = ((base, ck, ranking_key), (first_system + i,))
+    return out
 
 
 def _relative(store: Store, stage: str, key: str, ext: str) -> str:

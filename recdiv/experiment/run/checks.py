@@ -16,6 +16,7 @@ import contextlib
 from pathlib import Path
 
 from recdiv.errors import RecdivError
+from recdiv.experiment.analyses.meta import against_other_lists
 from recdiv.experiment.execution.executors import check_executor
 from recdiv.experiment.plan.inputs import Inputs
 from recdiv.experiment.plan.systems import System, baselines
@@ -101,6 +102,10 @@ def check_components(config: ExperimentConfig) -> None:
         if "item_groups" in measure.NEEDS and config.item_groups is None:
             raise config.error(f"metrics.measures[{i}]", f"{m} needs item groups: name an explicit aspect space in "
                                                          "`item_groups` (top level), e.g. item_groups = \"genres\"")
+    for i, m in enumerate((config.meta.measures or []) if config.meta else []):
+        if against_other_lists(m, config):
+            raise config.error(f"meta.measures[{i}]", f"{m} compares a system's lists with other lists (its "
+                               "candidates' or its baseline's): the meta-evaluation measures lists alone")
     with _needed(config, "the statistics"):
         from recdiv.eval.stats.corrections import canonical_correction
         from recdiv.eval.stats.significance import canonical_test

@@ -61,15 +61,31 @@ def final_lists(env: TaskEnv, task: Task, split, stats: Counter):
 
 
 def evaluate_ranking(env: TaskEnv, task: Task, ranking, measures: list[str]) -> pd.DataFrame:
-    """Per-user values (system-level measures: one row, user = SYSTEM_LEVEL_USER) of `measures` for a ranking."""
+    """Per-user values (system-level measures: one row, user = SYSTEM_LEVEL_USER) of `measures` for a ranking.
+    The reference-run measures (RBO, LIP, ESSD) compare it with the system's candidate list (`reference_lists`),
+    the pairwise ones (lexirecall, lexiprecision) with its baseline's lists (`SystemPlan.baseline`; a baseline
+    compared with itself: 0 for every user)."""
+    from dataclasses import replace
+
     from recdiv.eval import evaluate, parse_measure
 
     qrels, ctx = eval_context(env, task.dataset, task.split, task.plan.eval_aspect_key, task.plan.groups_key)
     parsed = [parse_measure(text, env.config.metrics.conventions) for text in measures]
+    if any("previous" in m.NEEDS for m in parsed):
+        # the same cache: this task's lists are new objects, so their views are made under this context (and
+        # forgotten below); the ideals and tables of the split stay shared
+        ctx = replace(ctx, previous=reference_lists(env, task))
+    single = [m for m in parsed if m.KIND != "pairwise"]
+    pairwise = [m for m in parsed if m.KIND == "pairwise"]
+    base = baseline_lists(env, task, ranking) if pairwise else None
     try:
-        result = evaluate({"system": ranking}, qrels, parsed, ctx)  # the one evaluation entry point
+        result = evaluate({"system": ranking}, qrels, single, ctx)  # the one evaluation entry point
+        if pairwise:
+            prefs = evaluate({"system": ranking, "baseline": base}, qrels, pairwise, ctx, baseline="baseline")
     finally:
         ctx.cache.forget(ranking)  # what derives from this ranking; ideals and tables stay for the next system
+        if base is not None and base is not ranking:
+            ctx.cache.forget(base)
     users = np.asarray(result.users).astype(str)
     parts = []
     for text, m in zip(measures, parsed, strict=True):
@@ -77,6 +93,34 @@ def evaluate_ranking(env: TaskEnv, task: Task, ranking, measures: list[str]) -> 
             value = result.value("system", m)
             parts.append(pd.DataFrame({"measure": [text], "user": [SYSTEM_LEVEL_USER], "value": [value]}))
         else:
-            values = np.asarray(result.user_values("system", m), dtype=np.float64)
+            values = np.asarray((prefs if m.KIND == "pairwise" else result).user_values("system", m),
+                                dtype=np.float64)
             parts.append(pd.DataFrame({"measure": text, "user": users, "value": values}))
     return pd.concat(parts, ignore_index=True)
+
+
+def reference_lists(env: TaskEnv, task: Task):
+    """The lists RBO, LIP and ESSD compare a system's with: the candidate list of its recommender (the whole
+    top N the diversifier reranked; for a recommender, its own list before the cut at k)."""
+    split, _ = env.inputs.split(task.dataset, task.split)
+    cands = env.store.load_rankings("candidates", task.plan.candidates_key, split.train.users, split.train.items)
+    if cands is None:
+        raise RuntimeError(f"candidates of {task.plan.system.recommender} are missing from the store")
+    return cands
+
+
+def baseline_lists(env: TaskEnv, task: Task, ranking):
+    """The final lists of the system's baseline (`SystemPlan.baseline`; `ranking` itself for a baseline)."""
+    if task.plan.baseline is None:
+        return ranking
+    name, cands_key, rerank_key = task.plan.baseline
+    split, _ = env.inputs.split(task.dataset, task.split)
+    users, items = split.train.users, split.train.items
+    if rerank_key is None:
+        lists = env.store.load_rankings("candidates", cands_key, users, items)
+        lists = None if lists is None else lists.truncate(env.config.candidates.k)
+    else:
+        lists = env.store.load_rankings("rerank", rerank_key, users, items)
+    if lists is None:
+        raise RuntimeError(f"the lists of {name}, the baseline of {task.plan.system.name}, are missing from the store")
+    return lists
