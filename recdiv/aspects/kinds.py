@@ -56,7 +56,7 @@ class TopicSpace(Config):
 
     def build(self, user_topics: np.ndarray, item_topics: np.ndarray, items: Vocab,
               name: str = "topics") -> AspectSpace:
-        return plsa_space(user_topics, item_topics, items, top=self.top, name=name)[0]
+        return plsa_space(user_topics, item_topics, items, top=self.top, name=name)
 
 
 ASPECT_SPACES: Registry[type[Config]] = Registry("aspect space kind")

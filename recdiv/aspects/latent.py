@@ -3,15 +3,21 @@
 Functions take arrays (or fit their own topic model on training data), never recommender objects.
 - `factor_space(Q, l)`: A(i) = the l dominant factors of q_i (largest signed values; `abs=True` by magnitude).
 - `plsa_space(p_z_u, p_i_z)`: aspects = topics z; p(z|i) ∝ p(i|z)·p(z), p(z) = mean_u p(z|u); returns the space
-  (weights p(z|i)) and the user distributions p(z|u).
+  (weights p(z|i)), a `TopicAspects` that also carries the user distributions p(z|u) as `user_topics`.
 - `lda_space(train, n_topics)`: scikit-learn `LatentDirichletAllocation` on the users × items training matrix
   (users as documents, items as words); p(z|u) = the fitted document-topic distributions; p(i|z) = the
   normalised topic-word weights; then as pLSA.
 Topic spaces are dense (every item has every topic with weight p(z|i)); `top` keeps the `top` most probable
 topics of each item as its aspect set.
+
+Every ``*_space`` function returns an `AspectSpace`. `plsa_space` and `lda_space` used to return the pair
+(space, p(z|u)); unpacking their result that way still works for now, with a FutureWarning (use
+``space.user_topics``).
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -68,16 +74,33 @@ def item_topic_distribution(p_z_u: np.ndarray, p_i_z: np.ndarray) -> np.ndarray:
     return np.divide(joint, tot, out=np.zeros_like(joint), where=tot > 0)
 
 
+class TopicAspects(AspectSpace):
+    """The aspect space of a topic model (topics as aspects, weights p(z|i)) with the users' topic distributions
+    p(z|u) (users × topics) as `user_topics`."""
+
+    def __init__(self, items: Vocab, names: Vocab, membership: sp.csr_matrix, name: str, user_topics: np.ndarray):
+        super().__init__(items, names, membership, name)
+        self.user_topics = user_topics
+
+    def __iter__(self):
+        """The former return value (space, p(z|u)), for callers that unpack it (deprecated)."""
+        warnings.warn("plsa_space and lda_space return the aspect space; unpacking `space, p_z_u = ...` is "
+                      "deprecated and will be removed in a future release: use space.user_topics for p(z|u)",
+                      FutureWarning, stacklevel=2)
+        return iter((self, self.user_topics))
+
+
 def plsa_space(p_z_u: np.ndarray, p_i_z: np.ndarray, items: Vocab, *, top: int | None = None,
-               name: str = "plsa") -> tuple[AspectSpace, np.ndarray]:
-    """(space, p(z|u)) from pLSA arrays p(z|u) (users × Z) and p(i|z) (Z × items)."""
+               name: str = "plsa") -> TopicAspects:
+    """The topic space of pLSA arrays p(z|u) (users × Z) and p(i|z) (Z × items): weights p(z|i), and p(z|u) as
+    `user_topics`."""
     pzi = item_topic_distribution(p_z_u, p_i_z)
     if pzi.shape[0] != len(items):
         raise ConfigError(f"p(i|z) covers {pzi.shape[0]} items, the vocabulary {len(items)}")
     m = _top_per_row(pzi, top) if top is not None else sp.csr_matrix(pzi)
     m.eliminate_zeros()
     names = Vocab([f"z{j}" for j in range(pzi.shape[1])])
-    return AspectSpace(items, names, m, name), np.asarray(p_z_u, dtype=np.float64)
+    return TopicAspects(items, names, m, name, np.asarray(p_z_u, dtype=np.float64))
 
 
 def fit_lda(train: Interactions, n_topics: int, *, seed: int = 0, max_iter: int = 20,
@@ -97,7 +120,8 @@ def fit_lda(train: Interactions, n_topics: int, *, seed: int = 0, max_iter: int 
 
 
 def lda_space(train: Interactions, n_topics: int, *, seed: int = 0, top: int | None = None, max_iter: int = 20,
-              binary: bool = True, name: str = "lda") -> tuple[AspectSpace, np.ndarray]:
-    """(space, p(z|u)) of an LDA topic model (`fit_lda`) fitted on the training matrix, as `plsa_space`."""
+              binary: bool = True, name: str = "lda") -> TopicAspects:
+    """The topic space of an LDA topic model (`fit_lda`) fitted on the training matrix, as `plsa_space` (the
+    fitted p(z|u) as `user_topics`)."""
     p_z_u, p_i_z = fit_lda(train, n_topics, seed=seed, max_iter=max_iter, binary=binary)
     return plsa_space(p_z_u, p_i_z, train.items, top=top, name=name)

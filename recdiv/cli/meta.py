@@ -125,13 +125,12 @@ def handler(args: argparse.Namespace) -> int:
 
 def _write_html(study, args) -> None:
     from recdiv import provenance
-    from recdiv.escape import html
     from recdiv.eval.html import Page
     from recdiv.outputs import write_text
 
     page = Page("recdiv meta-evaluation", provenance.of_command(args)).heading("Meta-evaluation", 1)
     page.note(f"qrels {args.qrels}; {len(study.systems)} systems: {', '.join(study.systems)}; measures: "
               f"{', '.join(study.measures)}; seed {study.options.seed}.")
-    page.add(f"<pre>{html(study.to_text())}</pre>")
+    page.add(study.to_html())
     page.charts([c for _, c in study.charts()])
     write_text(args.html, page.render())

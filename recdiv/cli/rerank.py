@@ -14,8 +14,9 @@ What a reranker reads follows from what it declares it needs (`Reranker.NEEDS`):
   item_groups the protected group (FAIR): --item-groups FILE (item<TAB>group), `--param group=NAME` when several.
 Random and PlackettLuce need nothing; PlackettLuce with `--param samples=N` (N > 1) writes N sampled runs into the
 folder -o (a stochastic run for `recdiv eval --stochastic`). Item factors come from `recdiv recommend
---factors-out FILE` or are fitted here on --train
-(--factors-from wrmf, with --factors-param k=v).
+--factors-out FILE` or are fitted here on --train (--factors-from wrmf, with --factors-param k=v): the same
+factors, bit for bit, as `recommend --train TRAIN --algo wrmf --param k=v` writes when both commands see the same
+items (recommend's --seed S is --factors-param seed=S).
 """
 
 from __future__ import annotations

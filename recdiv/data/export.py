@@ -74,7 +74,11 @@ def export_split(split: Split, folder: str | Path, *, source: str, aspects: pd.D
         raise ConfigError(f"-o {folder}: exists and is not a folder")
     present = [n for n in EXPORT_FILES if (folder / n).exists()]
     if present and not force:
-        raise ConfigError(f"-o {folder}: already holds {', '.join(present)} (use --force to overwrite)")
+        same = _same_export(split, folder, present, source=source, aspects=aspects, aspect_name=aspect_name,
+                            items=items, qrels_format=qrels_format)
+        if same is None:
+            raise ConfigError(f"-o {folder}: already holds {', '.join(present)} (use --force to overwrite)")
+        return same
     folder.mkdir(parents=True, exist_ok=True)
     train, test = split.train.to_frame(), split.test.to_frame()
     implicit = split.test.kind == "implicit"
@@ -114,6 +118,22 @@ def export_split(split: Split, folder: str | Path, *, source: str, aspects: pd.D
                + (f", {len(aspects):,} (item, aspect) pairs of {aspect_name}" if aspects is not None else "")
                + f" -> {folder}/ (relevant: grade ≥ {tau:g})")
     return Export(folder, tuple(files), tau, summary)
+
+
+def _same_export(split: Split, folder: Path, present: list[str], **what) -> Export | None:
+    """The export already in `folder` when it is byte for byte the one this call would write (the same command run
+    twice, e.g. the README's and the walkthrough's first line): nothing is written and the command succeeds; None
+    when anything differs."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix=".recdiv-export-") as tmp:
+        fresh = export_split(split, Path(tmp) / "x", force=True, **what)
+        names = [f.name for f in fresh.files]
+        if sorted(names) != sorted(present) or any(
+                (folder / n).read_bytes() != (Path(tmp) / "x" / n).read_bytes() for n in names):
+            return None
+    return Export(folder, tuple(folder / n for n in names), fresh.threshold,
+                  fresh.summary.replace(f"-> {Path(tmp) / 'x'}/", f"-> {folder}/ (already there, unchanged)"))
 
 
 def readme(split: Split, *, source: str, qrels: pd.DataFrame, train: pd.DataFrame, aspects: pd.DataFrame | None,

@@ -52,7 +52,7 @@ def read_item_factors_tsv(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
     if empty.any():
         j = int(np.flatnonzero(empty.any(axis=1))[0])
         raise DataError(f"expected {frame.shape[1] - 1} factors like the longest line", path, lines[j])
-    values = frame.iloc[:, 1:].apply(pd.to_numeric, errors="coerce").to_numpy(np.float64)
+    values = _floats(frame.iloc[:, 1:].to_numpy(dtype=object))
     bad = ~np.isfinite(values)
     if bad.any():
         j, c = (int(x[0]) for x in np.nonzero(bad))
@@ -63,6 +63,16 @@ def read_item_factors_tsv(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
         j = int(np.flatnonzero(dup)[0])
         raise DataError(f"item {str(ids[j])!r} is given twice", path, lines[j])
     return ids, values
+
+
+def _floats(text: np.ndarray) -> np.ndarray:
+    """The numbers of a table of strings, correctly rounded (Python's float), so that a factor written with 17
+    significant digits reads back bit for bit (pandas' fast parser can be off by one unit in the last place);
+    NaN where a cell is not a number."""
+    try:
+        return text.astype(np.float64)
+    except ValueError:
+        return pd.DataFrame(text).apply(pd.to_numeric, errors="coerce").to_numpy(np.float64)
 
 
 def _line_numbers(path: Path) -> np.ndarray:

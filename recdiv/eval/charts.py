@@ -7,7 +7,8 @@ distinct colour-and-marker pair (`style`): ten colours of the Okabe–Ito/Tablea
 marker that changes with the colour, so that no two of the first 100 series look alike and series stay apart in
 greyscale. `to_plotly` gives the JSON figure that ``Plotly.newPlot`` draws (hover shows exact values and
 intervals; clicking a legend entry hides or shows its series); `to_matplotlib` draws into a `Figure` made without
-pyplot, so the caller's matplotlib backend and pyplot state are never touched.
+pyplot, so the caller's matplotlib backend and pyplot state are never touched. `axis_title` names a measure's axis
+with which end is better, in words (trade-off charts of reports, `compare --html` and the explorer).
 """
 
 from __future__ import annotations
@@ -70,6 +71,30 @@ class Chart:
     def categories(self) -> list[str]:
         """Category labels of a horizontal chart, in the order they appear (top to bottom)."""
         return list(dict.fromkeys(str(c) for s in self.series for c in s.y))
+
+
+#: in words, what the better end of an axis means for each family of measures (`Measure.FAMILY`)
+BETTER_END = {"accuracy": "more accurate", "diversity": "more diverse", "intent-aware": "more diverse (intents)",
+              "novelty": "more novel", "popularity": "less popular", "calibration": "better calibrated",
+              "system": "more diverse (catalogue)", "fairness": "fairer", "rating": "more accurate",
+              "preference": "more accurate", "unified": "better"}
+
+
+def axis_title(measure: str, family: str | None = None, higher: bool | None = None) -> str:
+    """An axis title saying in words which end is better: "ILD@10  (higher = more diverse)", so that a trade-off
+    chart shows which end is more diverse whichever way a diversifier's λ runs (MMR's λ weighs relevance,
+    xQuAD's diversity). `family` and `higher` (is higher better) are read from the measure when not given; a
+    measure that does not parse keeps its name alone."""
+    if family is None or higher is None:
+        from recdiv.errors import ConfigError
+        from recdiv.eval import parse_measure
+
+        try:
+            m = parse_measure(measure)
+        except ConfigError:
+            return measure
+        family, higher = m.FAMILY, bool(m.HIGHER_IS_BETTER)
+    return f"{measure}  ({'higher' if higher else 'lower'} = {BETTER_END.get(family, 'better')})"
 
 
 def styled(chart: Chart):

@@ -11,7 +11,8 @@ axes). Figures are made without pyplot, so the caller's backend is left alone.
 - `robustness_chart` / `plot_robustness`: Kendall τ_b against the degradation level (sparsity or popularity bias).
 - `perturbation_chart` / `plot_perturbation`: a quantity against the perturbation level (P&R Exp. 1–2).
 - `tradeoff_chart` / `plot_tradeoff`: system means on two measures (accuracy vs diversity), with curves over a
-  parameter (e.g. each diversifier's λ grid) and hover intervals.
+  parameter (e.g. each diversifier's λ grid) and hover intervals; each axis title says in words which end is better
+  (`recdiv.eval.charts.axis_title`, also the explorer's).
 - `means_chart`: the mean of one measure per system with its confidence interval and significance marker.
 """
 
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from matplotlib.figure import Figure
 
-from recdiv.eval.charts import Chart, Series, save, to_matplotlib
+from recdiv.eval.charts import Chart, Series, axis_title, save, to_matplotlib
 from recdiv.eval.tables import fmt_p
 
 if TYPE_CHECKING:
@@ -48,12 +49,13 @@ def pvalue_chart(curves: Mapping[str, np.ndarray], alpha: float | None = 0.05, *
     for name, p in curves.items():
         p = np.sort(np.asarray(p, dtype=np.float64))[::-1]
         last = max(last, int((p >= floor).sum()))
+        ranks = np.arange(1, len(p) + 1)
+        hover = [f"pair {r}: p = {v:.4g}" if not log_y or v >= floor else f"pair {r}: p < {floor:.2g}"
+                 for r, v in zip(ranks, p)]
         if log_y:
             p = np.maximum(p, floor)
         n_max = max(n_max, len(p))
-        ranks = np.arange(1, len(p) + 1)
-        series.append(Series(str(name), ranks, p, mode="lines+markers" if len(p) <= 60 else "lines",
-                             hover=[f"pair {r}: p = {v:.4g}" for r, v in zip(ranks, p)]))
+        series.append(Series(str(name), ranks, p, mode="lines+markers" if len(p) <= 60 else "lines", hover=hover))
     y_range = (floor / 1.5, 1.5) if log_y else (0.0, 1.0)
     xlabel, right = "system pair (sorted by p-value)", n_max
     if zoom and last + 1 < n_max:
@@ -109,7 +111,7 @@ def plot_tradeoff(points: Mapping[str, tuple[float, float]], x_measure: str, y_m
     trade-off curves are `tradeoff_chart`)."""
     series = [Series(str(name), [x], [y], mode="markers", labels=[str(name)], hover=[f"{x:.4f}, {y:.4f}"])
               for name, (x, y) in points.items()]
-    chart = Chart(title or "", x_measure, y_measure, series)
+    chart = Chart(title or "", axis_title(x_measure), axis_title(y_measure), series)
     fig = to_matplotlib(chart, ax)
     legend = fig.axes[0].get_legend() if ax is None else ax.get_legend()
     if legend is not None:
@@ -147,7 +149,7 @@ def tradeoff_chart(cmp: Compared, x: str, y: str, curves: Mapping[str, Sequence[
             series.append(Series(s, [cmp.means[x][s]], [cmp.means[y][s]], mode="markers", hover=[hover(s)],
                                  labels=[s], emphasis=True))
     height = 400 + 21 * math.ceil(len(series) / 2)  # room for a two-column legend below the axes
-    return Chart(title if title is not None else f"{y} vs {x}", x, y, series, height=height)
+    return Chart(title if title is not None else f"{y} vs {x}", axis_title(x), axis_title(y), series, height=height)
 
 
 def means_chart(cmp: Compared, measure: str, systems: Sequence[str] | None = None, *,

@@ -289,8 +289,7 @@ def curve(engine: Engine, p: Prepared, x: str | None = None, y: str | None = Non
 
 
 def _axis(measure: str, info: dict[str, Any]) -> str:
-    """An axis title saying in words which end is better: "ILD@10 → more diverse"."""
-    word = {"accuracy": "more accurate", "diversity": "more diverse", "intent-aware": "more diverse (intents)",
-            "novelty": "more novel", "popularity": "less popular", "calibration": "better calibrated",
-            "unified": "better"}.get(info["family"], "better")
-    return f"{measure}  ({'higher' if info['higher'] else 'lower'} = {word})"
+    """The axis title of `measure`, saying in words which end is better (`recdiv.eval.charts.axis_title`)."""
+    from recdiv.eval.charts import axis_title
+
+    return axis_title(measure, info["family"], info["higher"])

@@ -49,8 +49,14 @@ def test_export_refuses_to_overwrite_and_checks_options(tmp_path, capsys):
     out = tmp_path / "x"
     args = ["data", "export", "synthetic:tiny", "--split", "holdout:0.2", "-o", str(out)]
     assert main(args) == 0
-    assert main(args) == 2
+    capsys.readouterr()
+    before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in out.iterdir()}
+    assert main(args) == 0  # the same export again (README, then the walkthrough): nothing written, success
+    assert f"-> {out}/ (already there, unchanged)" in capsys.readouterr().err
+    assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in out.iterdir()} == before
+    assert main([*args[:-2], "--seed", "4", "-o", str(out)]) == 2  # another export: refused, files kept
     assert "already holds train.tsv" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == {n: b for n, (b, _) in before.items()}
     assert main([*args, "--force"]) == 0
     assert main([*args, "--force", "--aspects", "tags"]) == 2
     assert "has no such attribute (it has: genres)" in capsys.readouterr().err

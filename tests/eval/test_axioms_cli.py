@@ -22,7 +22,13 @@ def test_default_markdown_is_table1(capsys):
     assert made_by.endswith("<!-- recdiv command: recdiv axioms --cases 2 --max-size 3 -->")
     lines = table.splitlines()
     assert lines[0] == "| metric | " + " | ".join(AXIOMS) + " |"
-    assert len(lines) == 2 + 7
+    assert sum(line.startswith("|") for line in lines) == 2 + 7
+    # the legend: what the marks mean, then every axiom in words, one line each
+    legend = lines[2 + 7:]
+    assert legend[1].startswith("● holds, ○ fails on the generated instances; (P&R ●) or (P&R ○)")
+    assert [line.split(" — ")[0] for line in legend[3:]] == [f"- {a}" for a in AXIOMS]
+    assert "- AspRel — aspect relevance: of two equally rated items, the one of the aspect the user cares more" \
+        in table
     # αβ-nDCG: seven axioms hold as in P&R Table 1; MoreAsp is violated only by some instances (about 1 in 25
     # generated ones, docs/intent-aware.md), so 2 cases per axiom need not meet one — see the JSON test
     cells = [c.strip() for c in lines[2].strip("| ").split(" | ")]

@@ -4,6 +4,8 @@ JSON, SVG plots and an HTML page; values checked against the API on the same per
 from __future__ import annotations
 
 import json
+import math
+import re
 
 import pandas as pd
 import pytest
@@ -69,6 +71,19 @@ def test_meta_json_plots_and_html(ml100k_runs, capsys, tmp_path):
     assert {"pvalues.svg", "asl.svg", "sparsity.svg", "popularity.svg"} <= set(svgs) and len(svgs) == 4 + 6
     page = (tmp_path / "meta.html").read_text("utf-8")
     assert page.count("Plotly.newPlot") == 10 and "<script src" not in page
+    # the summary is an HTML table (one row per measure), not preformatted text
+    assert "<pre>" not in page and "<th>DP (Σ p, lower better)</th>" in page
+    assert re.search(r"<tr><td>nDCG@10</td><td class='num'>\d\.\d{3}</td>", page)
+    assert "<h3>perturbation bottom_to_top (k = 10)" in page and "<li>nDCG@10: τ_b = 1.000;" in page
+    # p-value and ASL curves on a log axis down to 1/B (values below it drawn there): the two log charts of the
+    # curves, plus the perturbation p-values
+    figures = [json.loads(m) for m in re.findall(r"var s=(\{.*?\});Plotly", page)]
+    titles = {f["layout"]["title"]["text"]: f["layout"]["yaxis"] for f in figures}
+    pv = next(y for t, y in titles.items() if t.startswith("p-value curves"))
+    asl = next(y for t, y in titles.items() if t.startswith("ASL curves"))
+    assert pv["type"] == asl["type"] == "log"
+    assert pv["range"][0] == pytest.approx(math.log10(1 / 4000 / 1.5))
+    assert asl["range"][0] == pytest.approx(math.log10(1 / 300 / 1.5))
 
 
 def test_meta_text_and_errors(ml100k_runs, capsys):

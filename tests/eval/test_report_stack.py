@@ -259,3 +259,30 @@ def test_comparison_report_page():
     assert "<b>x</b>" not in page and "&lt;b&gt;x&lt;/b&gt;" in page
     assert page.count("Plotly.newPlot(") == 1 + 2 + 2 and "src=\"http" not in page and "t test (two-sided)" in page
     assert "<table" in page
+
+
+def test_tradeoff_axes_say_which_end_is_more_diverse():
+    """MMR's λ weighs relevance and xQuAD's weighs diversity, so a curve's λ labels cannot tell which end is more
+    diverse: every trade-off chart (reports, compare --html, Results.plot_tradeoff, the explorer) names it on the
+    axes with the one helper `axis_title`, from the measure's family and direction."""
+    from recdiv.eval.charts import axis_title
+    from recdiv.eval.plots import plot_tradeoff, tradeoff_chart
+
+    assert axis_title("ILD@10") == "ILD@10  (higher = more diverse)"
+    assert axis_title("nDCG@10") == "nDCG@10  (higher = more accurate)"
+    assert axis_title("alpha-nDCG@10") == "alpha-nDCG@10  (higher = more diverse (intents))"
+    assert axis_title("Gini@10") == "Gini@10  (lower = more diverse (catalogue))"
+    assert axis_title("RMSE") == "RMSE  (lower = more accurate)"
+    assert axis_title("no-such-measure") == "no-such-measure"
+    rng = np.random.default_rng(0)
+    res = Results({s: {"nDCG@10": rng.random(20), "ILD@10": rng.random(20)} for s in ("base", "mmr-0.2", "mmr-0.8")})
+    cmp = res.compare(baseline="base")
+    chart = tradeoff_chart(cmp, "nDCG@10", "ILD@10", {"MMR": [("mmr-0.2", "λ=0.2"), ("mmr-0.8", "λ=0.8")]}, ["base"])
+    layout = to_plotly(chart)["layout"]
+    assert layout["xaxis"]["title"]["text"] == "nDCG@10  (higher = more accurate)"
+    assert layout["yaxis"]["title"]["text"] == "ILD@10  (higher = more diverse)"
+    fig = plot_tradeoff({"a": (0.1, 0.2), "b": (0.3, 0.1)}, "nDCG@10", "Gini@10")
+    assert fig.axes[0].get_ylabel() == "Gini@10  (lower = more diverse (catalogue))"
+    from recdiv.explore.views import _axis
+
+    assert _axis("ILD@10", {"family": "diversity", "higher": True}) == axis_title("ILD@10")

@@ -111,4 +111,4 @@ def test_evaluate_from_rankings():
 def test_plot_tradeoff(results, tmp_path):
     fig = results.plot_tradeoff("nDCG@10", "ILD@10", path=tmp_path / "t.png")
     assert (tmp_path / "t.png").stat().st_size > 1000
-    assert fig.axes[0].get_xlabel() == "nDCG@10"
+    assert fig.axes[0].get_xlabel() == "nDCG@10  (higher = more accurate)"  # which end is better, in words

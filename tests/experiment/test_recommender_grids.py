@@ -74,3 +74,33 @@ def test_selection_on_a_validation_split(tmp_path):
 
 def _takes_seed() -> bool:
     return "seed" in type(make_recommender("pure-svd").config).model_fields
+
+
+@pytest.mark.slow
+def test_selection_measure_follows_the_conventions(tmp_path):
+    """With `[metrics] conventions = "lenskit"` the selection measure is LensKit's nDCG (binary gain, its discount)
+    over LensKit's population (every test item relevant, every test user), as the experiment's own measures are:
+    the values equal an independent re-computation under those conventions and differ from recdiv's own."""
+    data = _data(grid={"factors": [2, 16]}, select={"measure": "nDCG@5", "validation": 0.25})
+    data["metrics"] = {"measures": data["metrics"]["measures"], "conventions": "lenskit"}  # its threshold too
+    config = validate(data, "select.toml")
+    assert (config.metrics.threshold, config.metrics.population) == (0.0, "judged")
+    out = tmp_path / "out"
+    run_experiment(config, out, progress=False, report=False)
+    sel = json.loads((out / "selection.json").read_text("utf-8"))["synthetic:tiny"]["kfold:2:1"]["SVD"]
+    split = make_split(load_dataset("synthetic:tiny"), "kfold:2:1", seed=config.seed)
+    inner = holdout_split(split.train, 0.25, seed=config.seed)
+    qrels = Qrels.from_interactions(inner.test)
+    seed = {"seed": config.seed} if _takes_seed() else {}
+    values, own = [], []
+    for f in (2, 16):
+        lists = make_recommender("pure-svd", factors=f, **seed).fit(inner.train)
+        lk_users = qrels.population(0.0, "judged")
+        values.append(parse_measure("nDCG@5", "lenskit").value(lists.recommend(lk_users, 5), qrels,
+                                                                EvalContext(threshold=0.0, population="judged",
+                                                                            train=inner.train)))
+        rd_users = qrels.population(4.0, "relevant")
+        own.append(parse_measure("nDCG@5").value(lists.recommend(rd_users, 5), qrels,
+                                                 EvalContext(threshold=4.0, population="relevant", train=inner.train)))
+    assert [v["value"] for v in sel["values"]] == pytest.approx(values)
+    assert values != pytest.approx(own)  # the conventions change the selection measure's values

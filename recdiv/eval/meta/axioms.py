@@ -31,6 +31,23 @@ from recdiv.eval.context import EvalContext
 
 AXIOMS = ("Pri", "Deep", "NonPriSatAsp", "TopHeav", "TopHeavComp", "AspRel", "MoreAsp", "MissOverNon")
 
+#: what each axiom asks of a metric Q, in words (the legend of `table_markdown`; the predicates below are exact)
+AXIOM_MEANINGS = {
+    "Pri": "priority: moving a more relevant item above a less relevant one of the same aspect raises Q",
+    "Deep": "deepness: that swap raises Q more near the top than deeper down",
+    "NonPriSatAsp": "non-priority of saturated aspects: once an aspect is saturated, a less relevant item of "
+                    "another aspect is worth more than a more relevant one of the saturated aspect (some prefix)",
+    "TopHeav": "top-heaviness: one relevant item at rank 1 beats n relevant items after n non-relevant ones "
+               "(some n)",
+    "TopHeavComp": "top-heaviness vs completeness: m relevant items of m distinct aspects after m non-relevant "
+                   "ones beat one relevant item at rank 1 (some m)",
+    "AspRel": "aspect relevance: of two equally rated items, the one of the aspect the user cares more about "
+              "goes first",
+    "MoreAsp": "more aspects: of two equally rated items, the one covering more remaining interest goes first",
+    "MissOverNon": "missing over non-relevant: an unjudged item of an unsaturated aspect goes above a known "
+                   "non-relevant item",
+}
+
 #: P&R Table 1 (● = satisfied) for the metrics recdiv implements
 PAPER_TABLE1 = {
     "alpha-nDCG": {"Pri", "Deep", "NonPriSatAsp", "TopHeav", "TopHeavComp"},
@@ -440,8 +457,8 @@ def paper_marks(measure: str) -> set[str] | None:
 
 
 def table_markdown(results: dict[str, dict[str, AxiomResult]], short_names: bool = False) -> str:
-    """Table 1 layout (● holds, ○ fails; the paper's mark in brackets where it differs); `short_names` drops
-    the cutoffs from the row names."""
+    """Table 1 layout (● holds, ○ fails; the paper's mark in brackets where it differs) and its legend (the marks
+    and each axiom in words); `short_names` drops the cutoffs from the row names."""
     lines = ["| metric | " + " | ".join(AXIOMS) + " |", "|---|" + "---|" * len(AXIOMS)]
     for m, res in results.items():
         paper = paper_marks(m)
@@ -452,4 +469,7 @@ def table_markdown(results: dict[str, dict[str, AxiomResult]], short_names: bool
                 mark += f" (P&R {'●' if ax in paper else '○'})"
             cells.append(mark)
         lines.append(f"| {m.split('@')[0] if short_names else m} | " + " | ".join(cells) + " |")
+    lines += ["", "● holds, ○ fails on the generated instances; (P&R ●) or (P&R ○): the mark of Parapar & "
+              "Radlinski's Table 1 (RecSys 2021) where it differs. The axioms:", ""]
+    lines += [f"- {ax} — {AXIOM_MEANINGS[ax]}" for ax in AXIOMS]
     return "\n".join(lines)

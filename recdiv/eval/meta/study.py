@@ -13,8 +13,9 @@ Analyses (any subset, in this order):
   user's ideal ordering over the aspects; no runs needed): τ_b of each measure's ordering of the levels and the
   one-sided Wilcoxon p-value of ideal > level s.
 
-`meta_study(...)` returns a `MetaStudy` with `to_dict()` (JSON), `to_text()` and `charts()` (`recdiv.eval.charts`
-descriptions: drawn by plotly.js in HTML pages and by matplotlib into files).
+`meta_study(...)` returns a `MetaStudy` with `to_dict()` (JSON), `to_text()`, `to_html()` (the summary table of
+`to_text` as an HTML table) and `charts()` (`recdiv.eval.charts` descriptions: drawn by plotly.js in HTML pages and
+by matplotlib into files; p-values and ASLs on a logarithmic axis, values below the resolution 1/B drawn at 1/B).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from recdiv.eval.meta.robustness import (
 from recdiv.eval.plots import perturbation_chart, pvalue_chart, robustness_chart
 
 ANALYSES = ("dp", "asl", "sparsity", "popularity", "perturbation")
+TAU_NOTE = "mean τ: Kendall τ_b against the full test set, averaged over the degraded levels."
 DEFAULT_ANALYSES = ("dp", "asl", "sparsity", "popularity")
 
 
@@ -99,9 +101,9 @@ class MetaStudy:
                                    for fam, res in self.perturbation.items()}
         return out
 
-    def to_text(self) -> str:
-        lines = [f"{len(self.systems)} systems, {len(self.systems) * (len(self.systems) - 1) // 2} pairs: "
-                 + ", ".join(self.systems), ""]
+    def summary(self) -> tuple[list[str], list[list[str]]]:
+        """The summary table, formatted: its header and one row per measure (DP, share of ASL < α, mean τ of each
+        robustness analysis); no rows when none of these analyses ran."""
         head = ["measure"]
         cols: list[Callable[[str], str]] = []
         if self.dp:
@@ -116,31 +118,60 @@ class MetaStudy:
                 head.append(f"mean τ {name}")
                 means = curve.mean
                 cols.append(lambda m, means=means: f"{np.nanmean(means[m][1:]) if len(means[m]) > 1 else 1.0:.3f}")
-        if len(head) > 1:
-            rows = [head] + [[m, *(c(m) for c in cols)] for m in self.measures]
+        return head, ([[m, *(c(m) for c in cols)] for m in self.measures] if cols else [])
+
+    def perturbation_summary(self) -> list[tuple[str, list[str]]]:
+        """(heading, one line per measure) of each perturbation family."""
+        return [(f"perturbation {fam} (k = {self.options.perturbation_k}): τ_b of the level ordering, levels with "
+                 "one-sided Wilcoxon p < 0.05",
+                 [f"{m}: τ_b = {r.tau:.3f}; {int((r.pvalues < 0.05).sum())} of {len(r.pvalues)} levels significantly "
+                  "worse than the ideal" for m, r in res.items()]) for fam, res in self.perturbation.items()]
+
+    def pairs_line(self) -> str:
+        n = len(self.systems)
+        return f"{n} systems, {n * (n - 1) // 2} pairs: " + ", ".join(self.systems)
+
+    def to_text(self) -> str:
+        lines = [self.pairs_line(), ""]
+        head, rows = self.summary()
+        if rows:
+            rows = [head, *rows]
             widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
             lines += ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
                       for r in rows]
-            lines.append("mean τ: Kendall τ_b against the full test set, averaged over the degraded levels.")
-        for fam, res in self.perturbation.items():
-            lines += ["", f"perturbation {fam} (k = {self.options.perturbation_k}): τ_b of the level ordering, "
-                      "levels with one-sided Wilcoxon p < 0.05"]
-            for m, r in res.items():
-                sig = int((r.pvalues < 0.05).sum())
-                lines.append(f"  {m}: τ_b = {r.tau:.3f}; {sig} of {len(r.pvalues)} levels significantly worse "
-                             "than the ideal")
+            lines.append(TAU_NOTE)
+        for heading, items in self.perturbation_summary():
+            lines += ["", heading, *(f"  {item}" for item in items)]
         return "\n".join(lines) + "\n"
+
+    def to_html(self) -> str:
+        """The summary as HTML: the systems, the table of `summary` and the perturbation findings (text escaped)."""
+        from recdiv.escape import html
+
+        parts = [f"<p class='note'>{html(self.pairs_line())}</p>"]
+        head, rows = self.summary()
+        if rows:
+            cells = "".join(f"<th>{html(h)}</th>" for h in head)
+            body = "".join("<tr>" + f"<td>{html(r[0])}</td>" + "".join(f"<td class='num'>{html(c)}</td>" for c in r[1:])
+                           + "</tr>" for r in rows)
+            parts.append(f"<div class='table-wrap'><table class='pairs'><thead><tr>{cells}</tr></thead>"
+                         f"<tbody>{body}</tbody></table></div><p class='note'>{html(TAU_NOTE)}</p>")
+        for heading, items in self.perturbation_summary():
+            parts.append(f"<h3>{html(heading)}</h3><ul>" + "".join(f"<li>{html(i)}</li>" for i in items) + "</ul>")
+        return "".join(parts)
 
     def charts(self, prefix: str = "") -> list[tuple[str, Chart]]:
         """(file stem, chart) of every curve: p-value curves, ASL curves, robustness, perturbation."""
         out = []
         if self.dp:
             out.append(("pvalues", pvalue_chart({m: r.p_values for m, r in self.dp.items()}, self.options.alpha,
+                                                log_y=True, floor=1 / self.options.dp_samples,
                                                 title=f"{prefix}p-value curves (Valcarce; lower = more "
                                                       "discriminative)")))
         if self.asl:
             out.append(("asl", pvalue_chart({m: r.p_values for m, r in self.asl.items()}, self.options.alpha,
-                                            ylabel="ASL", title=f"{prefix}ASL curves (Sakai, paired bootstrap)")))
+                                            ylabel="ASL", log_y=True, floor=1 / self.options.asl_samples,
+                                            title=f"{prefix}ASL curves (Sakai, paired bootstrap)")))
         if self.sparsity is not None:
             out.append(("sparsity", robustness_chart(self.sparsity.levels, self.sparsity.mean,
                                                      title=f"{prefix}robustness to sparsity")))

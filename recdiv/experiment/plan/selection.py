@@ -3,7 +3,8 @@
 For each split, in the runner's process before the split's tasks are planned: hold out `select.validation` of every
 user's training interactions (`holdout_split`, seeded by the experiment seed), fit every grid point on the rest,
 recommend candidates.k items to the validation users with a relevant held-out item (the experiment's threshold and
-population) and score them with `select.measure`; the best mean wins (highest, or lowest for a lower-is-better
+population) and score them with `select.measure`, defined under the experiment's `[metrics] conventions` as its
+measures are; the best mean wins (highest, or lowest for a lower-is-better
 measure; ties: the first point in grid order). The table of every point's value is cached in the artefact store
 (a resumed run does not search again) and written to ``selection.json``.
 """
@@ -27,17 +28,17 @@ def search(inputs: Inputs, di: int, spec: str, rec: RecommenderSpec, store: Stor
     """One row per grid point: params (JSON), value of select.measure on the validation split, chosen (bool)."""
     config = inputs.config
     split, sfp = inputs.split(di, spec)
+    conventions = config.metrics.conventions
     key = hash_config("select", sfp, rec.model_dump(mode="json"), config.seed, config.candidates.k,
-                      config.metrics.threshold, config.metrics.population)
+                      config.metrics.threshold, config.metrics.population, *([conventions] if conventions else []))
     table = store.load_frame("select", key)
     if table is not None:
         return table
     from recdiv.algorithms.registry import make_recommender
     from recdiv.data.splits import holdout_split
     from recdiv.eval import EvalContext, parse_measure
-    from recdiv.eval.results import higher_is_better
 
-    measure = parse_measure(rec.select.measure)
+    measure = parse_measure(rec.select.measure, conventions)  # as the experiment's measures (`[metrics]`)
     if set(measure.NEEDS) - {"train"}:
         raise ConfigError(f"recommenders[{rec.key}].select.measure: {measure} needs {', '.join(measure.NEEDS)}; "
                           "selection measures may use the training data only")
@@ -55,7 +56,7 @@ def search(inputs: Inputs, di: int, spec: str, rec: RecommenderSpec, store: Stor
         rows.append({"params": json.dumps(point, sort_keys=True), "value": value})
     table = pd.DataFrame(rows)
     values = table["value"].to_numpy()
-    best = values.argmax() if higher_is_better(str(measure)) else values.argmin()  # first of ties
+    best = values.argmax() if measure.HIGHER_IS_BETTER else values.argmin()  # first of ties
     table["chosen"] = [i == best for i in range(len(table))]
     store.save_frame("select", key, table)
     return table

@@ -89,7 +89,8 @@ def check_components(config: ExperimentConfig) -> None:
         from recdiv.eval import parse_measure
     for i, r in enumerate(config.recommenders):
         if r.select is not None:
-            _checked(config, f"recommenders[{i}].select.measure", parse_measure, r.select.measure)
+            _checked(config, f"recommenders[{i}].select.measure", parse_measure, r.select.measure,
+                     config.metrics.conventions)
     for i, a in enumerate(config.aspects):
         if a.similarity is not None:
             _check_similarity(config, f"aspects[{i}].similarity", a.similarity, a)

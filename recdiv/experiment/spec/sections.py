@@ -51,8 +51,9 @@ class SelectConfig(Section):
     The validation split holds out `validation` of every user's training interactions (random, seeded;
     `recdiv.data.splits.holdout_split`); every grid point is fitted on the rest and evaluated with `measure` on the
     held-out part (its users with a relevant item, lists of candidates.k items, the experiment's relevance
-    threshold); the best value wins — the highest, or the lowest for a lower-is-better measure — ties to the first
-    point in grid order. The chosen point is then fitted on the whole training set, per split.
+    threshold; `measure` defined under `[metrics] conventions` like the experiment's measures); the best value
+    wins — the highest, or the lowest for a lower-is-better measure — ties to the first point in grid order. The
+    chosen point is then fitted on the whole training set, per split.
     """
 
     measure: str = Field("nDCG@10", min_length=1)
