@@ -121,19 +121,25 @@ def export_split(split: Split, folder: str | Path, *, source: str, aspects: pd.D
 
 
 def _same_export(split: Split, folder: Path, present: list[str], **what) -> Export | None:
-    """The export already in `folder` when it is byte for byte the one this call would write (the same command run
-    twice, e.g. the README's and the walkthrough's first line): nothing is written and the command succeeds; None
-    when anything differs."""
+    """The export already in `folder` when its data files are byte for byte the ones this call would write (the same
+    command run twice, e.g. the README's and the walkthrough's first line, also after updating recdiv): nothing but
+    README.txt (whose provenance names the recdiv that wrote it) is written and the command succeeds; None when
+    any data file differs."""
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix=".recdiv-export-") as tmp:
         fresh = export_split(split, Path(tmp) / "x", force=True, **what)
         names = [f.name for f in fresh.files]
         if sorted(names) != sorted(present) or any(
-                (folder / n).read_bytes() != (Path(tmp) / "x" / n).read_bytes() for n in names):
+                (folder / n).read_bytes() != (Path(tmp) / "x" / n).read_bytes() for n in names if n != "README.txt"):
             return None
+        readme_text = (Path(tmp) / "x" / "README.txt").read_text(encoding="utf-8")
+    note = "already there, unchanged"
+    if (folder / "README.txt").read_text(encoding="utf-8", errors="replace") != readme_text:
+        write_text(folder / "README.txt", readme_text)
+        note = "data already there, unchanged; README.txt rewritten"
     return Export(folder, tuple(folder / n for n in names), fresh.threshold,
-                  fresh.summary.replace(f"-> {Path(tmp) / 'x'}/", f"-> {folder}/ (already there, unchanged)"))
+                  fresh.summary.replace(f"-> {Path(tmp) / 'x'}/", f"-> {folder}/ ({note})"))
 
 
 def readme(split: Split, *, source: str, qrels: pd.DataFrame, train: pd.DataFrame, aspects: pd.DataFrame | None,

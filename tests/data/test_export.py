@@ -54,6 +54,13 @@ def test_export_refuses_to_overwrite_and_checks_options(tmp_path, capsys):
     assert main(args) == 0  # the same export again (README, then the walkthrough): nothing written, success
     assert f"-> {out}/ (already there, unchanged)" in capsys.readouterr().err
     assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in out.iterdir()} == before
+    # written by another recdiv (its README.txt names another commit): the data is the same, README.txt is rewritten
+    readme = out / "README.txt"
+    readme.write_text(readme.read_text("utf-8").replace("recdiv", "recdiv-older"), "utf-8")
+    assert main(args) == 0
+    assert f"-> {out}/ (data already there, unchanged; README.txt rewritten)" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == {n: b for n, (b, _) in before.items()}
+    readme.write_bytes(before["README.txt"][0])
     assert main([*args[:-2], "--seed", "4", "-o", str(out)]) == 2  # another export: refused, files kept
     assert "already holds train.tsv" in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in out.iterdir()} == {n: b for n, (b, _) in before.items()}
