@@ -67,9 +67,10 @@ def _command(argv: list[str]) -> str | None:
     return next((a for a in argv if not a.startswith("-")), None)
 
 
-class Terminated(Exception):
+class Terminated(BaseException):
     """SIGTERM arrived (`kill`, a batch scheduler's time limit): raised in the main thread so that every `finally`
-    runs — temporary partitions removed, half-written outputs discarded (recdiv.outputs.atomic_write)."""
+    runs — temporary partitions removed, half-written outputs discarded (recdiv.outputs.atomic_write). A
+    BaseException like KeyboardInterrupt, so that no `except Exception` on the way swallows it."""
 
 
 def _terminate(signum, frame) -> None:
