@@ -420,12 +420,18 @@ def _arrow_batches(path: Path, fmt: str, kind: str, rows: int) -> Iterator[pa.Ta
         if fmt == "parquet":
             import pyarrow.parquet as pq
 
-            pf = pq.ParquetFile(path)
+            # pre-buffering would keep every row group's compressed bytes until the file is closed (the whole file)
+            pf = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
             names = _arrow_columns(pf.schema_arrow.names, kind, path)
             for batch in pf.iter_batches(batch_size=rows, columns=names):
                 yield pa.Table.from_batches([batch])
             return
-        with pa.memory_map(str(path)) as source:
+        # an Arrow file is read one record batch at a time; a file of a few huge batches (more than ~64 bytes a
+        # row of a block) is mapped instead, its pages the system's to take back
+        with pa.OSFile(str(path)) as source:
+            n = pa.ipc.open_file(source).num_record_batches
+        mapped = path.stat().st_size > max(n, 1) * rows * 64
+        with (pa.memory_map(str(path)) if mapped else pa.OSFile(str(path))) as source:
             reader = pa.ipc.open_file(source)
             names = _arrow_columns(reader.schema.names, kind, path)
             batches = (reader.get_batch(i) for i in range(reader.num_record_batches))

@@ -35,6 +35,7 @@ from recdiv.eval.ingest import (
     SPILL_BYTES_PER_LINE,
     Encoder,
     Folder,
+    block_rows,
     estimated_lines,
     free_space,
     parse_memory,
@@ -210,9 +211,9 @@ class _Widths:
 
 def ingest_all(qrels, runs: dict, *, threshold: float, population: str, scale, train, aspects, previous,
                input_format, folder: Path, n_parts: int, measures: list[str], baseline,
-               item_groups=None) -> Ingested:
+               item_groups=None, rows: int = 1 << 20) -> Ingested:
     """Read every input once into the folder (qrels and runs by blocks of whole users, the context files whole);
-    the vocabularies and code maps beside them."""
+    the vocabularies and code maps beside them. `rows`: rows per block."""
     from recdiv.data.textio import parse_interactions_tsv, parse_item_aspects_tsv
     from recdiv.data.vocab import Vocab
     from recdiv.eval.catalog import parse_measures
@@ -222,7 +223,7 @@ def ingest_all(qrels, runs: dict, *, threshold: float, population: str, scale, t
     users, items = Encoder(), Encoder()
     top = -np.inf
     judged = []  # the users of the qrels (codes), for the check of the base lists
-    for table in iter_qrels(qrels, format=input_format):
+    for table in iter_qrels(qrels, format=input_format, rows=rows):
         check_scale(table, "grade", scale)
         if len(table):
             top = max(top, float(table["grade"].max()))
@@ -232,10 +233,13 @@ def ingest_all(qrels, runs: dict, *, threshold: float, population: str, scale, t
     widths = {}
     for name, source in runs.items():
         widths[name] = _Widths()
-        for table in iter_run(source, format=input_format):
+        for table in iter_run(source, format=input_format, rows=rows):
             codes = users.encode(table["user"])
             widths[name].add(codes)
             store.append(name, codes, items.encode(table["item"]), table["score"])
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()  # the readers' blocks: its allocator would keep them otherwise
     tt = parse_interactions_tsv(train) if train is not None else None
     at = parse_item_aspects_tsv(aspects) if aspects is not None else None
     gt = parse_item_aspects_tsv(item_groups) if item_groups is not None else None
@@ -445,7 +449,7 @@ def evaluate_stream(
         ing = ingest_all(qrels, sources, threshold=threshold, population=population, scale=scale, train=train,
                          aspects=aspects, previous=previous, input_format=input_format, folder=folder,
                          n_parts=n_parts, measures=[str(m) for m in ms], baseline=baseline,
-                         item_groups=item_groups)
+                         item_groups=item_groups, rows=block_rows(budget))
         for m in ms:
             m._check_context(ing.context)
         store = Folder(folder, n_parts, list(ing.job.inputs), dict(ing.job.lines))
