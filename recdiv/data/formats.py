@@ -373,7 +373,7 @@ def iter_qrels(source, *, format: str | None = None, rows: int = BLOCK_ROWS) -> 
 def _iter(source, kind: str, format: str | None, rows: int) -> Iterator[Table]:
     if rows < 1:
         raise ConfigError(f"rows per block must be positive, got {rows}")
-    return _whole_users(_raw_blocks(source, kind, format, rows), kind)
+    return whole_users(_raw_blocks(source, kind, format, rows), lambda table: _finish(table, kind))
 
 
 def _raw_blocks(source, kind: str, format: str | None, rows: int) -> Iterator[Table]:
@@ -445,8 +445,9 @@ def _arrow_batches(path: Path, fmt: str, kind: str, rows: int) -> Iterator[pa.Ta
                         path) from None
 
 
-def _whole_users(blocks: Iterator[Table], kind: str) -> Iterator[Table]:
-    """Blocks cut at user boundaries: the last user of a block is carried into the next one."""
+def whole_users(blocks: Iterator[Table], finish: Callable[[Table], Table]) -> Iterator[Table]:
+    """Blocks cut at user boundaries: the last user of a block is carried into the next one; each block goes out
+    through `finish` (the checks across rows, such as repeated pairs)."""
     carry = None
     for table in blocks:
         if not len(table):
@@ -459,9 +460,9 @@ def _whole_users(blocks: Iterator[Table], kind: str) -> Iterator[Table]:
             carry = table
             continue
         carry = take(table, slice(cut, None))
-        yield _finish(take(table, slice(0, cut)), kind)
+        yield finish(take(table, slice(0, cut)))
     if carry is not None:
-        yield _finish(carry, kind)
+        yield finish(carry)
 
 
 def take(table: Table, rows: slice) -> Table:
@@ -601,4 +602,4 @@ def _schema_names(path: Path, fmt: str) -> list[str]:
 
 __all__ = ["COLUMNS", "FORMATS", "add_door", "concat", "convert", "file_format", "from_arrow", "guess_kind",
            "input_format", "iter_qrels", "iter_run", "rankings_format", "read_qrels", "read_run", "take", "to_arrow",
-           "write_qrels", "write_run"]
+           "whole_users", "write_qrels", "write_run"]
