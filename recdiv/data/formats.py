@@ -426,12 +426,7 @@ def _arrow_batches(path: Path, fmt: str, kind: str, rows: int) -> Iterator[pa.Ta
             for batch in pf.iter_batches(batch_size=rows, columns=names):
                 yield pa.Table.from_batches([batch])
             return
-        # an Arrow file is read one record batch at a time; a file of a few huge batches (more than ~64 bytes a
-        # row of a block) is mapped instead, its pages the system's to take back
-        with pa.OSFile(str(path)) as source:
-            n = pa.ipc.open_file(source).num_record_batches
-        mapped = path.stat().st_size > max(n, 1) * rows * 64
-        with (pa.memory_map(str(path)) if mapped else pa.OSFile(str(path))) as source:
+        with pa.OSFile(str(path)) as source:  # one record batch at a time (mapped, every page read stays resident)
             reader = pa.ipc.open_file(source)
             names = _arrow_columns(reader.schema.names, kind, path)
             batches = (reader.get_batch(i) for i in range(reader.num_record_batches))
@@ -446,8 +441,7 @@ def _arrow_batches(path: Path, fmt: str, kind: str, rows: int) -> Iterator[pa.Ta
 
 
 def whole_users(blocks: Iterator[Table], finish: Callable[[Table], Table]) -> Iterator[Table]:
-    """Blocks cut at user boundaries: the last user of a block is carried into the next one; each block goes out
-    through `finish` (the checks across rows, such as repeated pairs)."""
+    """Blocks cut at user boundaries (a block's last user is carried into the next), each through `finish`."""
     carry = None
     for table in blocks:
         if not len(table):
