@@ -47,6 +47,12 @@ def test_rerank_files_checks_its_inputs(rerank_inputs):
         recdiv.rerank_files(run, "MMR", 3, factors_from="mf-als")
 
 
+def _graded(rng, users, n_items: int, per_user: int, low: int, line: str) -> str:
+    """`line` (with {u}, {i}, {g}) for `per_user` random items i of each user u, each with a random grade g ≥ low."""
+    return "".join(line.format(u=u, i=i, g=rng.integers(low, 6)) for u in users
+                   for i in sorted(rng.choice(n_items, per_user, replace=False)))
+
+
 @pytest.fixture
 def split_files(tmp_path):
     """A small `recdiv data export`-like split: training ratings, test judgments, item aspects."""
@@ -54,11 +60,9 @@ def split_files(tmp_path):
 
     rng = np.random.default_rng(5)
     train = tmp_path / "train.tsv"
-    train.write_text("".join(f"u{u}\ti{i}\t{rng.integers(1, 6)}\n" for u in range(12)
-                             for i in sorted(rng.choice(30, 8, replace=False))))
+    train.write_text(_graded(rng, range(12), 30, 8, 1, "u{u}\ti{i}\t{g}\n"))
     qrels = tmp_path / "test.qrels"
-    qrels.write_text("".join(f"u{u} 0 i{i} {rng.integers(1, 6)}\n" for u in range(0, 12, 2)
-                             for i in sorted(rng.choice(30, 3, replace=False))))
+    qrels.write_text(_graded(rng, range(0, 12, 2), 30, 3, 1, "u{u} 0 i{i} {g}\n"))
     aspects = tmp_path / "aspects.tsv"
     aspects.write_text("".join(f"i{i}\t{'ABC'[i % 3]}\n" for i in range(30)))
     return train, qrels, aspects
@@ -130,8 +134,7 @@ def meta_inputs(tmp_path):
 
     rng = np.random.default_rng(2)
     qrels = tmp_path / "test.qrels"
-    qrels.write_text("".join(f"u{u} 0 i{i} {rng.integers(3, 6)}\n" for u in range(20)
-                             for i in sorted(rng.choice(15, 4, replace=False))))
+    qrels.write_text(_graded(rng, range(20), 15, 4, 3, "u{u} 0 i{i} {g}\n"))
     runs = []
     for s in range(3):
         run = tmp_path / f"s{s}.run"
