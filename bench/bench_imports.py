@@ -44,10 +44,18 @@ def environment(tree: Path) -> dict[str, str]:
     return env
 
 
-def run(tree: Path, args: list[str]) -> tuple[float, float]:
-    """(wall seconds, CPU seconds user + sys) of one whole process in `tree`."""
+#: the console script's code, for --python (run in the tree's folder, so that its recdiv is the one imported)
+SCRIPT = "import sys; sys.argv[0] = 'recdiv'; from recdiv.cli import main; sys.exit(main())"
+
+
+def run(tree: Path, args: list[str], python: Path | None = None) -> tuple[float, float]:
+    """(wall seconds, CPU seconds user + sys) of one whole process in `tree` (with `python`: that interpreter, the
+    tree's code imported from its folder, instead of the tree's venv)."""
     venv = tree / ".venv" / "bin"
-    argv = [str(venv / "recdiv"), *args[1:]] if args[0] == "<script>" else [str(venv / "python"), *args]
+    if python is not None:
+        argv = [str(python), "-c", SCRIPT, *args[1:]] if args[0] == "<script>" else [str(python), *args]
+    else:
+        argv = [str(venv / "recdiv"), *args[1:]] if args[0] == "<script>" else [str(venv / "python"), *args]
     start = time.perf_counter()
     proc = subprocess.Popen(argv, cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             env=environment(tree))
@@ -65,12 +73,17 @@ def main() -> None:
     ap.add_argument("--new", type=Path, required=True, help="checkout after (with its .venv)")
     ap.add_argument("--repeat", type=int, default=15, help="paired repetitions per case (default 15)")
     ap.add_argument("--only", action="append", default=None, metavar="CASE", help="run only this case (repeatable)")
+    ap.add_argument("--python", type=Path, default=None,
+                    help="run both trees with this interpreter (each tree's code from its folder): the code's "
+                         "difference alone, without the two venvs' (their packages, their console scripts)")
     a = ap.parse_args()
     trees = {"base": a.base.resolve(), "new": a.new.resolve()}
     for name, tree in trees.items():
         commit = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True,
                                 text=True).stdout.strip()
         print(f"{name}: {tree} at {commit or '?'}")
+    if a.python:
+        print(f"both with {a.python}")
     print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}; {a.repeat} paired repetitions")
     print(f"{'case':34} {'base wall':>10} {'new wall':>9} {'new/base':>9} {'base min':>9} {'new min':>8} "
           f"{'base CPU':>9} {'new CPU':>8} {'CPU n/b':>8}")
@@ -78,12 +91,12 @@ def main() -> None:
         if a.only and label not in a.only:
             continue
         for tree in trees.values():
-            run(tree, args)  # warm
+            run(tree, args, a.python)  # warm
         wall: dict[str, list[float]] = {"base": [], "new": []}
         cpu: dict[str, list[float]] = {"base": [], "new": []}
         for i in range(a.repeat):
             for name in (("base", "new") if i % 2 == 0 else ("new", "base")):
-                w, c = run(trees[name], args)
+                w, c = run(trees[name], args, a.python)
                 wall[name].append(w)
                 cpu[name].append(c)
         med = {k: statistics.median(v) for k, v in wall.items()}
