@@ -39,6 +39,7 @@ from recdiv.eval.ingest import (
     free_space,
     parse_memory,
     partitions_for,
+    prefetched,
     read_vocab,
     remove_folder,
     temporary_folder,
@@ -199,10 +200,13 @@ class _Widths:
         self.counts = np.zeros(0, np.int64)
 
     def add(self, codes: np.ndarray) -> None:
-        n = np.bincount(codes, minlength=len(self.counts))
-        if len(n) > len(self.counts):
-            self.counts = np.concatenate([self.counts, np.zeros(len(n) - len(self.counts), np.int64)])
-        self.counts += n
+        if not len(codes):
+            return
+        lo, hi = int(codes.min()), int(codes.max()) + 1  # a block's users: codes close together, not all of them
+        if hi > len(self.counts):
+            self.counts = np.concatenate([self.counts, np.zeros(max(hi - len(self.counts), len(self.counts)),
+                                                                np.int64)])
+        self.counts[lo:hi] += np.bincount(codes - lo, minlength=hi - lo)
 
     def longest(self) -> int:
         return int(self.counts.max()) if len(self.counts) else 0
@@ -222,7 +226,7 @@ def ingest_all(qrels, runs: dict, *, threshold: float, population: str, scale, t
     users, items = Encoder(), Encoder()
     top = -np.inf
     judged = []  # the users of the qrels (codes), for the check of the base lists
-    for table in iter_qrels(qrels, format=input_format):
+    for table in prefetched(iter_qrels(qrels, format=input_format)):
         check_scale(table, "grade", scale)
         if len(table):
             top = max(top, float(table["grade"].max()))
@@ -232,10 +236,11 @@ def ingest_all(qrels, runs: dict, *, threshold: float, population: str, scale, t
     widths = {}
     for name, source in runs.items():
         widths[name] = _Widths()
-        for table in iter_run(source, format=input_format):
+        for table in prefetched(iter_run(source, format=input_format)):
             codes = users.encode(table["user"])
             widths[name].add(codes)
             store.append(name, codes, items.encode(table["item"]), table["score"])
+    store.flush()
     tt = parse_interactions_tsv(train) if train is not None else None
     at = parse_item_aspects_tsv(aspects) if aspects is not None else None
     gt = parse_item_aspects_tsv(item_groups) if item_groups is not None else None

@@ -173,3 +173,33 @@ def test_budget_parsing_and_errors(tmp_path):
         evaluate_stream(paths["qrels.txt"], [paths["run.txt"]], ["lexirecall"], partitions=2)
     with pytest.raises(ConfigError, match="unknown backend 'spark'"):
         evaluate_stream(paths["qrels.txt"], [paths["run.txt"]], ["AP"], backend="spark")
+
+
+def test_first_pass_in_small_blocks_equals_in_memory(tmp_path, monkeypatch):
+    """Blocks of 7 rows (users cut between blocks; Parquet batches sharing their row group's dictionary, whose
+    labels are then reused unchecked), the partitions' files written after every block, the reader a block ahead
+    in its own thread: the same values; a bad line of a late block is still named by its number."""
+    import functools
+
+    import recdiv.eval.ingest as ingest
+    import recdiv.eval.stream as stream
+    from recdiv.data.formats import convert, iter_qrels, iter_run
+    from recdiv.errors import DataError
+
+    paths = _write(tmp_path, 3, n_users=40, n_items=25, k=10, shuffle=False)
+    convert(paths["run.txt"], tmp_path / "run.parquet")
+    convert(paths["qrels.txt"], tmp_path / "qrels.parquet")
+    measures = ["P@5", "nDCG", "RR", "Gini(disc=log)", "AggregateDiversity"]
+    monkeypatch.setattr(ingest, "FLUSH_BYTES", 1)
+    monkeypatch.setattr(stream, "iter_run", functools.partial(iter_run, rows=7))
+    monkeypatch.setattr(stream, "iter_qrels", functools.partial(iter_qrels, rows=7))
+    for qrels, run in [(tmp_path / "qrels.parquet", tmp_path / "run.parquet"), (paths["qrels.txt"], paths["run.txt"])]:
+        base = evaluate_files(qrels, {"run": run}, measures)
+        _same(evaluate_stream(qrels, {"run": run}, measures, partitions=4).evaluation, base)
+    lines = paths["run.txt"].read_text().splitlines(keepends=True)
+    bad = len(lines) - 3
+    lines[bad] = lines[bad - 1]  # the line before, again: a duplicate item in a user's ranking
+    paths["run.txt"].write_text("".join(lines))
+    with pytest.raises(DataError, match=rf"run\.txt:{bad + 1}: duplicate item"):
+        evaluate_stream(paths["qrels.txt"], {"run": paths["run.txt"]}, measures, partitions=4)
+    assert not any(t.name == "recdiv-reader" for t in __import__("threading").enumerate())
