@@ -138,6 +138,13 @@ class Folder:
                 np.fromfile(self.file(what, part, "v"), np.float64))
 
 
+def encoded(tables: Iterator, users: Encoder, items: Encoder) -> Iterator:
+    """(table, user codes, item codes) for every table (`prefetched` runs this in its reader's thread, the
+    encoders then that thread's alone until it ends)."""
+    for table in tables:
+        yield table, users.encode(table["user"]), items.encode(table["item"])
+
+
 def prefetched(blocks: Iterator, depth: int = 1) -> Iterator:
     """The items of `blocks`, produced by a thread of their own (`depth` waiting, one more being read): reading
     and checking the next block (pyarrow and NumPy, mostly without the GIL) overlaps with encoding and writing
@@ -265,5 +272,5 @@ def free_space(path: Path) -> int:
     return st.f_bavail * st.f_frsize
 
 
-__all__ = ["DEFAULT_MEMORY", "Encoder", "Folder", "estimated_lines", "free_space", "parse_memory", "partitions_for",
-           "prefetched", "read_vocab", "temporary_folder", "write_vocab"]
+__all__ = ["DEFAULT_MEMORY", "Encoder", "Folder", "encoded", "estimated_lines", "free_space", "parse_memory",
+           "partitions_for", "prefetched", "read_vocab", "temporary_folder", "write_vocab"]

@@ -203,3 +203,35 @@ def test_first_pass_in_small_blocks_equals_in_memory(tmp_path, monkeypatch):
     with pytest.raises(DataError, match=rf"run\.txt:{bad + 1}: duplicate item"):
         evaluate_stream(paths["qrels.txt"], {"run": paths["run.txt"]}, measures, partitions=4)
     assert not any(t.name == "recdiv-reader" for t in __import__("threading").enumerate())
+
+
+def test_groups_evaluated_by_forked_processes_and_a_killed_one(tmp_path, monkeypatch):
+    """Groups go to two forked processes (the default on Linux) with the values of one process; a process killed
+    mid-evaluation (as the system's out-of-memory killer does) ends the evaluation with one error, no partial
+    result, and the temporary folder is removed."""
+    import os
+    import signal
+
+    import recdiv.eval.stream as stream
+    from recdiv.errors import RecdivError
+
+    paths = _write(tmp_path, 9, n_users=40, n_items=25, k=10, shuffle=True)
+    measures = ["P@5", "nDCG", "alpha-nDCG@5", "Gini(disc=log)", "EILD"]
+    runs = {"run": paths["run.txt"]}
+    ctx = dict(train=paths["train.tsv"], aspects=paths["aspects.tsv"])
+    forked = evaluate_stream(paths["qrels.txt"], runs, measures, partitions=5, **ctx)
+    monkeypatch.setattr(stream, "PROCESSES", 1)
+    _same(forked.evaluation, evaluate_stream(paths["qrels.txt"], runs, measures, partitions=5, **ctx).evaluation)
+    _same(forked.evaluation, evaluate_files(paths["qrels.txt"], runs, measures, **ctx))
+    monkeypatch.setattr(stream, "PROCESSES", 2)
+    parent, real = os.getpid(), stream.Worker.evaluate
+
+    def dies(self, parts):
+        if os.getpid() != parent and parts == [3]:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(self, parts)
+
+    monkeypatch.setattr(stream.Worker, "evaluate", dies)
+    with pytest.raises(RecdivError, match="ended abruptly"):
+        evaluate_stream(paths["qrels.txt"], runs, measures, partitions=5, workdir=tmp_path / "work", **ctx)
+    assert list((tmp_path / "work").iterdir()) == []
