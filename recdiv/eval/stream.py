@@ -303,17 +303,19 @@ def merge_parts(parts: list[Part], job: Job, measures: list[Measure], users_voca
     return evaluation, coverages
 
 
-#: the worker of the processes `_evaluate_here` forks (set just before the fork; each child has its copy)
+#: in a process `_evaluate_here` forked: the worker it evaluates its groups with
 _FORKED: Worker | None = None
 
 
-def _forked_start() -> None:
-    """In a forked evaluation process: Ctrl-C and SIGTERM are the parent's to handle (it stops its children), and
-    kernels run serially (`recdiv.jit.SERIAL_ONLY`)."""
+def _forked_start(worker: Worker) -> None:
+    """In a forked evaluation process: keep the worker (inherited with the fork, not pickled); Ctrl-C and SIGTERM
+    are the parent's to handle (it stops its children); kernels run serially (`recdiv.jit.SERIAL_ONLY`)."""
     import signal
 
     import recdiv.jit
 
+    global _FORKED
+    _FORKED = worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     recdiv.jit.SERIAL_ONLY = True
@@ -331,16 +333,14 @@ def _evaluate_here(ing: Ingested, groups: list[list[int]], processes: int) -> li
     evaluation with one error; Ctrl-C or SIGTERM here ends the children at once."""
     import multiprocessing
 
-    global _FORKED
     worker = Worker(ing.job, ing.context, (ing.users, ing.items))
     if processes <= 1 or len(groups) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         return [worker.evaluate(g) for g in groups]
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    _FORKED = worker
     pool = ProcessPoolExecutor(min(processes, len(groups)), multiprocessing.get_context("fork"),
-                               initializer=_forked_start)
+                               initializer=_forked_start, initargs=(worker,))
     try:
         return list(pool.map(_forked_evaluate, groups))
     except BrokenProcessPool:
@@ -352,7 +352,6 @@ def _evaluate_here(ing: Ingested, groups: list[list[int]], processes: int) -> li
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-        _FORKED = None
 
 
 def group_task(job: Job, parts: list[int]) -> Part:
