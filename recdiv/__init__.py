@@ -55,8 +55,10 @@ _EXPORTS = {
     "evaluate_files": "recdiv.eval.io",
     "Results": "recdiv.eval.results",
     # what the commands do, from files (recdiv.workflows)
+    "recommend_files": "recdiv.workflows.recommend",
     "rerank_files": "recdiv.workflows.rerank",
     "compare_files": "recdiv.workflows.compare",
+    "meta_files": "recdiv.workflows.meta",
     # experiments
     "load_experiment": "recdiv.experiment.spec.experiment",
     "run_experiment": "recdiv.experiment.run.runner",

@@ -24,7 +24,6 @@ import contextlib
 import errno
 import os
 import sys
-import unicodedata
 from collections.abc import Iterator
 
 from recdiv.errors import RecdivError
@@ -45,6 +44,8 @@ ASCII = {"τ": "tau", "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta",
 def _ascii(ch: str) -> str:
     if ch in ASCII:
         return ASCII[ch]
+    import unicodedata  # deferred: only a stream that cannot encode a character needs it
+
     plain = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
     return plain if plain and plain.isprintable() else f"\\u{ord(ch):04x}"
 

@@ -3,7 +3,9 @@
 Every import counts — module level, inside functions, under TYPE_CHECKING and by name (`import_module("recdiv.x")`)
 — and must point to the same or a lower layer; the components (recommenders, rerankers, evaluation) do not import
 each other; imports form no cycle at any level (TYPE_CHECKING included); no code imports a recdiv module by a
-string; package `__init__` modules are lazy facades; no module is over 600 lines; no function of
+string (the one lookup by name in code is `recdiv.jit.kernel(MODULE, name)`, whose MODULE is the key of the
+ahead-of-time build and is imported only when no build has the kernel: an edge of the graph like any import);
+package `__init__` modules are lazy facades; no module is over 600 lines; no function of
 `recdiv.experiment` is over 60 lines.
 """
 
@@ -86,10 +88,24 @@ def _imports_by_name(node: ast.AST) -> bool:
             in ("import_module", "__import__"))
 
 
+def _kernel_module(node: ast.AST, constants: dict[str, str]) -> str | None:
+    """The kernel module named by a `recdiv.jit.kernel(MODULE, name)` call (a string, or a module-level constant
+    holding one): the ahead-of-time build's key, which `kernel` imports when no build has the kernel."""
+    if not (isinstance(node, ast.Call) and node.args and ast.unparse(node.func).rpartition(".")[2] == "kernel"):
+        return None
+    arg = node.args[0]
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return arg.value
+    return constants.get(arg.id) if isinstance(arg, ast.Name) else None
+
+
 def _imports(module: str) -> list[tuple[str, str]]:
     """(target module, kind) for every import of a recdiv module; kind: top, function or type-checking."""
     tree = ast.parse(MODULES[module].read_text())
     out: list[tuple[str, str]] = []
+    constants = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
+                 and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)
+                 for t in n.targets if isinstance(t, ast.Name)}
 
     def visit(node: ast.AST, kind: str) -> None:
         for child in ast.iter_child_nodes(node):
@@ -101,7 +117,9 @@ def _imports(module: str) -> list[tuple[str, str]]:
                 # `from package import module` names the module; `from module import name` the module
                 names = [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in child.names]
             elif _imports_by_name(child):
-                names = [child.args[0].value]  # importlib.import_module("recdiv.x"), the experiment's component(...)
+                names = [child.args[0].value]  # importlib.import_module("recdiv.x")
+            elif kernel_module := _kernel_module(child, constants):
+                names = [kernel_module]  # recdiv.jit.kernel("recdiv.x_kernels", name): imported when not built
             else:
                 names = []
             for n in names:
@@ -218,6 +236,15 @@ def test_no_module_over_600_lines():
     assert not long, f"modules over {MAX_LINES} lines: {long}"
 
 
+def test_no_python_file_of_the_repository_over_600_lines():
+    """The limit holds anywhere in the repository (tests, bench scripts, examples), not only in the package."""
+    repo = ROOT.parent
+    files = [p for p in repo.rglob("*.py") if not any(part.startswith(".") or part in ("build", "node_modules")
+                                                      for part in p.relative_to(repo).parts)]
+    long = {str(p.relative_to(repo)): n for p in files if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    assert len(files) > len(MODULES) and not long, f"files over {MAX_LINES} lines: {long}"
+
+
 def test_lazy_facades_resolve():
     """Every name a facade offers lazily exists."""
     import importlib
@@ -259,3 +286,6 @@ def test_the_checks_see_what_they_forbid():
     assert ("recdiv.algorithms.registry", "function") in GRAPH["recdiv.experiment.tasks.model"]
     tree = ast.parse('import importlib\nimportlib.import_module("recdiv.eval")')
     assert any(_imports_by_name(n) for n in ast.walk(tree))
+    # the numba kernel modules that `recdiv.jit.kernel` imports by their ahead-of-time key are edges too
+    assert ("recdiv.diversifiers.greedy_kernels", "function") in GRAPH["recdiv.diversifiers.mmr"]
+    assert ("recdiv.eval.metrics.intents_kernels", "function") in GRAPH["recdiv.eval.metrics.intents"]

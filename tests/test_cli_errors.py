@@ -89,9 +89,9 @@ def test_misuse_is_one_clean_line(files, capsys, argv, names):
 
 def test_outputs_are_checked_before_any_work(files, capsys, monkeypatch):
     """A bad -o is reported before the data is loaded and the model fitted."""
-    from recdiv.cli import recommend
+    from recdiv.workflows import recommend
 
-    monkeypatch.setattr(recommend, "_split", lambda args: pytest.fail("work started before -o was checked"))
+    monkeypatch.setattr(recommend, "recommend_files", lambda *a, **k: pytest.fail("work started before -o was checked"))
     _error([*REC, "-o", "adir"], capsys)
 
 
@@ -103,7 +103,7 @@ def test_an_unwritable_output_is_refused_before_any_work(files, capsys, monkeypa
     import errno
     import tempfile
 
-    from recdiv.cli import recommend
+    from recdiv.workflows import recommend
 
     (files / "locked").mkdir()
     (files / "x.toml").write_text('name = "x"\n[[datasets]]\nname = "synthetic:tiny"\n[[recommenders]]\n'
@@ -116,7 +116,7 @@ def test_an_unwritable_output_is_refused_before_any_work(files, capsys, monkeypa
         return real(*args, dir=dir, **kw)
 
     monkeypatch.setattr(tempfile, "TemporaryFile", read_only)
-    monkeypatch.setattr(recommend, "_split", lambda args: pytest.fail("work started before -o was checked"))
+    monkeypatch.setattr(recommend, "recommend_files", lambda *a, **k: pytest.fail("work started before -o was checked"))
     err = _error(argv, capsys)
     assert f"cannot create files in {Path('locked')} (read-only file system)" in err
     assert [p.name for p in (files / "locked").iterdir()] == []
@@ -125,9 +125,9 @@ def test_an_unwritable_output_is_refused_before_any_work(files, capsys, monkeypa
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="Linux's /proc")
 def test_an_output_in_a_virtual_file_system_is_refused_before_any_work(files, capsys, monkeypatch):
     """/proc lets root pass every permission check, yet no file can be created there."""
-    from recdiv.cli import recommend
+    from recdiv.workflows import recommend
 
-    monkeypatch.setattr(recommend, "_split", lambda args: pytest.fail("work started before -o was checked"))
+    monkeypatch.setattr(recommend, "recommend_files", lambda *a, **k: pytest.fail("work started before -o was checked"))
     assert "-o /proc/recdiv-x.run: cannot write there: cannot create files in /proc" in _error(
         [*REC, "-o", "/proc/recdiv-x.run"], capsys)
 

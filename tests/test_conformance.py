@@ -97,3 +97,49 @@ def test_degenerate_runs():
     assert (runs["every list empty"].items == -1).all()
     one = runs["one item each"]
     assert (one.items[:, 1:] == -1).all() and (one.items[:, 0] == run.items[:, 0]).all()
+
+
+@pytest.mark.parametrize(("name", "cls"), RERANKERS, ids=[n for n, _ in RERANKERS])
+def test_every_built_in_reranker_brings_its_oracle(name, cls):
+    """The suite compares a reranker with its readable per-user loop when the class defines `reference` itself:
+    every built-in does, so none is skipped."""
+    assert "reference" in vars(cls), f"{name} has no readable per-user loop (`reference`) of its own"
+
+
+def test_the_oracle_check_catches_a_broken_reranker():
+    """A reranker whose vectorised form departs from its readable loop fails the oracle check, deterministic or
+    stochastic: each broken class below passes the other checks and brings its parent's loop as its own."""
+    import numpy as np
+
+    from recdiv.diversifiers.fair import FAIR
+    from recdiv.diversifiers.msd import MSD
+    from recdiv.diversifiers.plackett_luce import PlackettLuce
+
+    class Nearest(MSD):  # adds the similarities to S, not the distances
+        def update(self, st, block, picked, t):
+            s = st["slice"](picked)
+            st["dist"] += np.where(np.isnan(s), 0.0, s)
+
+        @staticmethod
+        def reference(params, cands, scores, k, env):
+            return MSD.reference(params, cands, scores, k, env)
+
+    class Lenient(FAIR):  # counts every pick as protected
+        def update(self, st, block, picked, t):
+            st["count"] += picked >= 0
+
+        @staticmethod
+        def reference(params, cands, scores, k, env):
+            return FAIR.reference(params, cands, scores, k, env)
+
+    class Descending(PlackettLuce):  # draws the users' uniforms in descending user order
+        def _rerank_block(self, block, k):
+            return self._positions(block.scores, block.valid, -block.ids, k, block.context, None)
+
+        @staticmethod
+        def reference(params, cands, scores, k, env):
+            return PlackettLuce.reference(params, cands, scores, k, env)
+
+    for broken in (Nearest, Lenient, Descending):
+        with pytest.raises(AssertionError, match="its readable loop"):
+            conformance.check_reranker_class(broken)

@@ -35,6 +35,18 @@ def test_help_imports_nothing_heavy():
         assert not heavy & loaded, (argv, sorted(heavy & loaded))
 
 
+def test_the_console_script_help_imports_no_more_than_it_needs():
+    """The console script's `recdiv --help` (argv from sys.argv) imports neither `signal` (the SIGTERM handler is set
+    once the arguments are parsed) nor `unicodedata` (needed only to spell an accent or an unencodable character):
+    it starts as fast as before issue 26 (bench/README.md, bench/bench_imports.py)."""
+    code = ("import sys\nsys.argv = ['recdiv', '--help']\nfrom recdiv.cli import main\ntry:\n    main()\n"
+            "except SystemExit:\n    pass\nprint('\\n'.join(sys.modules), file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(out.stderr.split())
+    assert "rerank" in out.stdout and "recdiv.console" in loaded
+    assert not {"signal", "unicodedata"} & loaded, sorted({"signal", "unicodedata"} & loaded)
+
+
 def test_unknown_command_suggests():
     out = subprocess.run([sys.executable, "-m", "recdiv", "evl"], capture_output=True, text=True)
     assert out.returncode == 2

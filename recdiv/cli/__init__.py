@@ -80,15 +80,11 @@ def _terminate(signum, frame) -> None:
 def main(argv: list[str] | None = None) -> int:
     from recdiv.console import streams
 
-    if argv is None:  # the console script: a SIGTERM ends it as cleanly as Ctrl-C (not when called from Python)
-        import signal
-
-        signal.signal(signal.SIGTERM, _terminate)
     with streams():  # escaped for the terminal, any encoding, clean write errors (recdiv.console)
-        return _main(sys.argv[1:] if argv is None else list(argv))
+        return _main(sys.argv[1:] if argv is None else list(argv), console_script=argv is None)
 
 
-def _main(argv: list[str]) -> int:
+def _main(argv: list[str], console_script: bool = False) -> int:
     from recdiv.console import PipeClosed
 
     command = _command(argv)
@@ -102,6 +98,10 @@ def _main(argv: list[str]) -> int:
     parser = build_parser(command or "")
     try:
         args = parser.parse_args(argv)
+        if console_script:  # a SIGTERM ends the command as cleanly as Ctrl-C (not when called from Python); set
+            import signal  # once the arguments are parsed, before any work: `--help` need not import signal
+
+            signal.signal(signal.SIGTERM, _terminate)
         args.command_line = ["recdiv", *argv]  # recorded in the outputs (recdiv.provenance)
         if not getattr(args, "func", None):
             parser.print_help()

@@ -19,7 +19,6 @@ import argparse
 from pathlib import Path
 
 from recdiv.cli.options import Paths, at_most, finite_float, positive_int, seed
-from recdiv.errors import ConfigError
 from recdiv.limits import MAX_LEVELS, MAX_ROBUSTNESS_SAMPLES, MAX_SAMPLES
 
 
@@ -71,66 +70,23 @@ def configure_meta(p: argparse.ArgumentParser) -> None:
 
 
 def handler(args: argparse.Namespace) -> int:
-    import json
-
-    from recdiv.eval.catalog import parse_measures
-    from recdiv.eval.io import check_needs, coverage, load_inputs
-    from recdiv.eval.meta.study import DEFAULT_ANALYSES, MetaOptions, meta_study
-
-    measures = [str(m) for m in parse_measures(args.measures)]  # unknown names fail before any file is read
-    if not 0 < args.alpha < 1:
-        raise ConfigError("--alpha must be in (0, 1)")
-    options = MetaOptions(dp_samples=args.samples, asl_samples=args.asl_samples, alpha=args.alpha,
-                          robustness_samples=args.robustness_samples, perturbation_k=args.perturbation_k,
-                          seed=args.seed)
-    if args.sparsity_levels is not None:
-        if not args.sparsity_levels or any(not 0 < f <= 1 for f in args.sparsity_levels):
-            raise ConfigError("--sparsity-levels must be fractions in (0, 1]")
-        options.sparsity_levels = args.sparsity_levels
-    if args.popularity_levels is not None:
-        if not args.popularity_levels or any(not 0 <= x < 100 for x in args.popularity_levels):
-            raise ConfigError("--popularity-levels must be percentages in [0, 100)")
-        options.popularity_levels = args.popularity_levels
-    analyses = args.analyses or list(DEFAULT_ANALYSES)
-    if "perturbation" in analyses and args.aspects is None:
-        raise ConfigError("--analysis perturbation needs --aspects FILE (the aspects of the ideal orderings)")
-    inputs = load_inputs(args.qrels, args.runs, train=args.train, aspects=args.aspects,
-                         threshold=args.rel_threshold, population=args.population)
-    check_needs(parse_measures(measures), inputs, {"aspects": args.aspects, "train": args.train})
-    for c in coverage(inputs):  # meta-evaluation ranks the runs: a run that meets no evaluated user has no rank
-        if c.matched == 0:
-            raise ConfigError(f"run {c.run}: none of its users is evaluated (of {c.evaluated:,} users with a "
-                              "relevant test item): its values would all be those of an empty list")
-    from recdiv.progress import Progress
-
-    with Progress("meta") as bar:  # one stage per analysis and measure, each with its own ETA
-        study = meta_study(inputs.runs, inputs.qrels, measures, inputs.context, analyses, options,
-                           progress=lambda what, total=None: bar.stage(f"meta: {what}", total))
+    # deferred: numpy, scipy and the metrics load only when the command runs
     from recdiv import provenance
-
-    text = (json.dumps({**study.to_dict(), "provenance": provenance.of_command(args)}, indent=2, ensure_ascii=False)
-            + "\n" if args.format == "json" else study.to_text())
-    if args.plots is not None:
-        from recdiv.eval.charts import save, to_matplotlib
-
-        for stem, chart in study.charts():
-            save(to_matplotlib(chart), args.plots / f"{stem}.svg")
-    if args.html is not None:
-        _write_html(study, args)
     from recdiv.cli.output import emit
+    from recdiv.workflows.meta import meta_files
 
+    report = meta_files(args.qrels, args.runs, args.measures, args.analyses, train=args.train, aspects=args.aspects,
+                        threshold=args.rel_threshold, population=args.population, dp_samples=args.samples,
+                        asl_samples=args.asl_samples, alpha=args.alpha, robustness_samples=args.robustness_samples,
+                        sparsity_levels=args.sparsity_levels, popularity_levels=args.popularity_levels,
+                        perturbation_k=args.perturbation_k, seed=args.seed)
+    made_by = provenance.of_command(args)
+    text = report.json(made_by) if args.format == "json" else report.text()
+    if args.plots is not None:
+        report.write_plots(args.plots)
+    if args.html is not None:
+        from recdiv.outputs import write_text
+
+        write_text(args.html, report.page(made_by))
     emit(text, args.output)
     return 0
-
-
-def _write_html(study, args) -> None:
-    from recdiv import provenance
-    from recdiv.eval.html import Page
-    from recdiv.outputs import write_text
-
-    page = Page("recdiv meta-evaluation", provenance.of_command(args)).heading("Meta-evaluation", 1)
-    page.note(f"qrels {args.qrels}; {len(study.systems)} systems: {', '.join(study.systems)}; measures: "
-              f"{', '.join(study.measures)}; seed {study.options.seed}.")
-    page.add(study.to_html())
-    page.charts([c for _, c in study.charts()])
-    write_text(args.html, page.render())

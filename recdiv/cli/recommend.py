@@ -12,7 +12,6 @@ import time
 
 from recdiv.cli.options import Paths, dataset_folder, positive_int, seed
 from recdiv.cli.params import parse_params
-from recdiv.errors import ConfigError
 
 
 def configure_recommend(p: argparse.ArgumentParser) -> None:
@@ -69,120 +68,16 @@ def algorithms_help() -> str:
     return "\n".join(lines)
 
 
-def _split(args):
-    """(training Interactions, the test users' dense indices, item attributes: the dataset's by name, or the
-    --aspects file's; the test pairs as a users × items sparse matrix, None without test judgments)."""
-    import numpy as np
-
-    if args.train:
-        if args.dataset or args.split:
-            raise ConfigError("give the training data once: --dataset/--split or --train")
-        return _from_files(args)
-    if args.qrels or args.aspects:
-        raise ConfigError("--qrels and --aspects go with --train (a dataset brings its own)")
-    if not (args.dataset and args.split):
-        raise ConfigError("recdiv recommend needs --dataset and --split, or --train (files of `recdiv data export`)")
-    try:
-        from recdiv.data.load import load_dataset
-        from recdiv.data.splits import make_split
-    except ImportError as e:  # the data loaders ship separately
-        raise ConfigError(f"dataset loading is not available in this installation ({e})") from None
-    dataset = load_dataset(args.dataset, data_dir=args.data_dir)
-    split = dataset.splits[args.split] if args.split in dataset.splits else \
-        make_split(dataset, args.split, seed=args.seed or 0)
-    return split.train, np.flatnonzero(split.test.user_counts() > 0), dataset.attributes, split.test.matrix
-
-
-def _from_files(args):
-    import numpy as np
-
-    from recdiv.data.formats import read_qrels
-    from recdiv.data.interactions import Attribute
-    from recdiv.data.tables import aspect_matrix, dense, interactions_of, qrels_of, shared_vocab
-    from recdiv.data.textio import parse_interactions_tsv, parse_item_aspects_tsv
-
-    tt = parse_interactions_tsv(args.train)
-    qt = read_qrels(args.qrels) if args.qrels else None
-    at = parse_item_aspects_tsv(args.aspects) if args.aspects else None
-    users = shared_vocab(tt["user"], *([qt["user"]] if qt is not None else []))
-    items = shared_vocab(tt["item"], *[t["item"] for t in (qt, at) if t is not None])
-    train = interactions_of(tt, users, items)
-    test_users = np.unique(dense(qt["user"], users)) if qt is not None else np.flatnonzero(train.user_counts() > 0)
-    attributes = None  # the aspect file serves as the item attribute a content model asks for
-    if at is not None:
-        names, membership = aspect_matrix(at, items)
-        attributes = Attribute(membership.to_scipy(), names)
-    test_pairs = qrels_of(qt, users, items).matrix if qt is not None else None
-    return train, test_users.astype(np.int64), attributes, test_pairs
-
-
 def run_recommend(args: argparse.Namespace) -> int:
-    from recdiv.algorithms.registry import RECOMMENDERS, make_recommender
-    from recdiv.data.formats import rankings_format, write_rankings
-    from recdiv.data.textio import id_strings
+    # deferred: the recommenders and the data readers load only when the command runs
+    from recdiv.workflows.recommend import recommend_files
 
-    params = parse_params(args.param)
-    entry = RECOMMENDERS.entry(args.algo)
-    cls, name = entry.obj, entry.name
-    if args.seed is not None and "seed" in cls.Config.model_fields and "seed" not in params:
-        params["seed"] = args.seed
-    model = make_recommender(args.algo, **params)
-    if args.factors_out and not RECOMMENDERS.has(name, "item-factors"):
-        have = ", ".join(RECOMMENDERS.with_capability("item-factors"))
-        raise ConfigError(f"--factors-out: {name} has no item factors (models with item factors: {have})")
-    train, users, attributes, test_pairs = _split(args)
-    if rankings_format(args.output) == "trec":  # fail before fitting: a TREC run cannot hold these ids
-        id_strings(train.users.ids, args.output, "user id")
-        id_strings(train.items.ids, args.output, "item id")
-    side = {}
-    if getattr(cls, "needs_attributes", False):
-        attr = model.config.attribute
-        if not isinstance(attributes, dict):
-            if attributes is None:
-                raise ConfigError(f"recommender {name!r} needs item attributes: pass --aspects ASPECTS.tsv")
-            side["attributes"] = attributes
-        elif attr not in attributes:
-            known = ", ".join(attributes) or "none"
-            raise ConfigError(f"recommender {name!r} needs item attribute {attr!r}; dataset has: {known}")
-        else:
-            side["attributes"] = attributes[attr]
-    from recdiv.progress import Progress
-
-    t0 = time.perf_counter()
-    if args.predict:
-        if test_pairs is None:
-            raise ConfigError("--predict writes predictions of the test pairs: pass --qrels TEST.qrels with --train")
-        with Progress(f"fit {name}"):
-            model.fit(train, **side)
-        return _write_predictions(args, model, test_pairs, train, t0)
-    with Progress(f"fit {name}") as bar:  # fitting: elapsed time only; scoring: an ETA per user
-        model.fit(train, **side)
-        bar.stage(f"recommend {name}", len(users))
-        rankings = model.recommend(users, args.n)
-    write_rankings(rankings, args.output, tag=args.tag or name)
-    if args.factors_out:
-        from recdiv.data.factors import write_item_factors_tsv
-
-        write_item_factors_tsv(train.items, model.item_factors, args.factors_out)
-    print(f"{name}: {len(users)} test users, {int(rankings.lengths.sum())} recommendations "
-          f"in {time.perf_counter() - t0:.1f}s -> {args.output}"
-          + (f", item factors -> {args.factors_out}" if args.factors_out else ""), file=sys.stderr)
-    return 0
-
-
-def _write_predictions(args, model, test_pairs, train, t0: float) -> int:
-    """Predictions s(u, i) of every test pair the model can score, as `user item prediction`."""
-    import numpy as np
-    import pandas as pd
-
-    from recdiv.data.textio import write_interactions_tsv
-
-    test = test_pairs.tocoo()
-    pred = model.score(test.row, test.col)
-    ok = ~np.isnan(pred)
-    frame = pd.DataFrame({"user": train.users.id_of(test.row[ok]), "item": train.items.id_of(test.col[ok]),
-                          "value": pred[ok]})
-    write_interactions_tsv(frame, args.output)
-    print(f"{args.algo}: {int(ok.sum())} of {len(pred)} test ratings predicted "
-          f"in {time.perf_counter() - t0:.1f}s -> {args.output}", file=sys.stderr)
+    done = recommend_files(args.algo, args.n, params=parse_params(args.param), dataset=args.dataset,
+                           split=args.split, data_dir=args.data_dir, train=args.train, qrels=args.qrels,
+                           aspects=args.aspects, seed=args.seed, predict=args.predict,
+                           item_factors=bool(args.factors_out), output=args.output)
+    done.write(args.output, args.tag)
+    if args.factors_out and not args.predict:
+        done.write_factors(args.factors_out)
+    print(done.summary(time.perf_counter() - done.started, args.output, args.factors_out), file=sys.stderr)
     return 0

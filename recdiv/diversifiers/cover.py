@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from pydantic import Field
@@ -11,6 +11,9 @@ from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
 from recdiv.diversifiers.blocks import BitmaskSlicer, similarity_slicer
 from recdiv.diversifiers.greedy import GreedyReranker
 from recdiv.diversifiers.normalize import normalize
+
+if TYPE_CHECKING:
+    from recdiv.diversifiers.reference import UserEnv
 
 
 class COVERConfig(RerankerConfig):
@@ -93,6 +96,44 @@ class COVER(GreedyReranker):
         cover_greedy(rel, np.ascontiguousarray(st["types"]), order, np.ascontiguousarray(st["counts"]),
                      np.ascontiguousarray(st["S"]), weight, gamma, additive, valid, out)
         return out
+
+    @staticmethod
+    def reference(params: dict, cands: list[int], scores: list[float], k: int, env: UserEnv) -> list[int]:
+        """The readable per-user loop of COVER's objective (its oracle: `recdiv.diversifiers.reference`): the greedy
+        step of a monotone submodular coverage (Nemhauser, Wolsey & Fisher 1978; with a concave g, Lin & Bilmes,
+        ACL 2011), λ·ŝ(i) + (1 − λ)·(1/|C|)·Σ_{j∈C} [g(c_j(S ∪ {i})) − g(c_j(S))], g(x) = x^γ, c_j(S) the sum
+        (`coverage=sum`) or the maximum (`max`) over l ∈ S of s⁺(l, j) = max(sim(l, j), 0) (an undefined
+        similarity counts 0), summed candidate by candidate in list order."""
+        from recdiv.diversifiers.reference import greedy_loop, normalized
+
+        lam, gamma = params.get("lambda", 0.2), params.get("gamma", 0.5)
+        additive = params.get("coverage", "sum") == "sum"
+        rel = normalized(scores, params.get("norm", "minmax"))
+        n = len(cands)
+
+        def cover(l, j):
+            sim = env.sim(cands[l], cands[j])
+            return sim if sim > 0 else 0.0  # NaN > 0 is false
+
+        def joined(c, s):
+            return c + s if additive else max(c, s)
+
+        coverage = [0.0] * n  # c_j(S)
+
+        def value(remaining, chosen):
+            if chosen:  # the loop asks once per step: fold in the last pick
+                p = chosen[-1]
+                for j in range(n):
+                    coverage[j] = joined(coverage[j], cover(p, j))
+            out = {}
+            for i in remaining:
+                gain = 0.0
+                for j in range(n):
+                    gain += joined(coverage[j], cover(i, j)) ** gamma - coverage[j] ** gamma
+                out[i] = lam * rel[i] + (1 - lam) / n * gain
+            return out
+
+        return greedy_loop(n, k, value)
 
 
 def candidate_types(block: CandidateBlock) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

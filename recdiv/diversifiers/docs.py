@@ -1,6 +1,6 @@
 """The reference part of docs/diversifiers.md, generated from the registered reranker classes as docs/metrics.md is
 from the measures: one row per reranker with its name, its parameters and defaults (from its typed `Config`), its
-objective (`FORMULA`) and its source (`CITATION`).
+objective (`FORMULA`) and its source (`CITATION`); then the settings that keep the baseline order (`PURE_RELEVANCE`).
 
 `python -m recdiv.diversifiers.docs` rewrites the table between the two markers of docs/diversifiers.md
 (`tests/diversifiers/test_docs_table.py` fails when it is out of date).
@@ -48,13 +48,24 @@ def table() -> str:
     return "\n".join(lines)
 
 
+def pure_relevance() -> str:
+    """The sentence naming each reranker's settings that keep the baseline order (its `PURE_RELEVANCE`)."""
+    kept = []
+    for entry in RERANKERS.entries():
+        settings = [", ".join(f"`{k}`={_value(v)}" for k, v in setting.items()) for setting in entry.obj.PURE_RELEVANCE]
+        if settings:
+            kept.append(f"{entry.name} " + " or ".join(settings))
+    return ("Pure-relevance settings keep the baseline order (`PURE_RELEVANCE`, checked by the conformance suite): "
+            + "; ".join(kept) + ".")
+
+
 def updated(text: str) -> str:
-    """`text` (docs/diversifiers.md) with the generated table between its markers."""
+    """`text` (docs/diversifiers.md) with the generated table and the pure-relevance settings between its markers."""
     head, sep, rest = text.partition(BEGIN + "\n")
     _, sep2, tail = rest.partition(END)
     if not sep or not sep2:
         raise ValueError(f"{DOCS} has lost its markers {BEGIN!r} … {END!r}")
-    return f"{head}{BEGIN}\n\n{table()}\n\n{END}{tail}"
+    return f"{head}{BEGIN}\n\n{table()}\n\n{pure_relevance()}\n\n{END}{tail}"
 
 
 if __name__ == "__main__":

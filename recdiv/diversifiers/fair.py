@@ -3,12 +3,17 @@ Baeza-Yates, CIKM 2017)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from pydantic import Field
 
 from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
 from recdiv.diversifiers.greedy import GreedyReranker
 from recdiv.errors import ConfigError
+
+if TYPE_CHECKING:
+    from recdiv.diversifiers.reference import UserEnv
 
 #: the longest list whose minimum table FA*IR computes (its significance search is O(k²) per step)
 MAX_K = 10_000
@@ -69,6 +74,71 @@ class FAIR(GreedyReranker):
     def update(self, st, block, picked, t):
         rows = np.arange(block.n)
         st["count"] += (picked >= 0) & st["protected"][rows, np.maximum(picked, 0)]
+
+    @staticmethod
+    def reference(params: dict, cands: list[int], scores: list[float], k: int, env: UserEnv) -> list[int]:
+        """The readable per-user loop of FA*IR (its oracle: `recdiv.diversifiers.reference`): Zehlike et al.'s
+        (CIKM 2017) Algorithm 2 — at every position t = |S| + 1 the best remaining protected candidate while
+        |S ∩ P| < m(t) (the best remaining one when no protected candidate is left), else the best remaining one —
+        with the table m of `reference_table` (k: the list length asked, at most the candidate table's width)."""
+        group = params.get("group")
+        if group is None:
+            if len(env.group_names) != 1:
+                raise ValueError(f"FAIR: name the protected group among {env.group_names}")
+            group = env.group_names[0]
+        protected = [group in env.groups(c) for c in cands]
+        need = reference_table(k, params.get("p", 0.5), params.get("alpha", 0.1), params.get("adjust", True))
+        remaining = list(range(len(cands)))
+        chosen: list[int] = []
+        while remaining and len(chosen) < k:
+            shown = sum(protected[i] for i in chosen)
+            pool = [i for i in remaining if protected[i]] if shown < need[len(chosen)] else []
+            best = min(pool or remaining)  # the best-ranked: the earliest position
+            chosen.append(best)
+            remaining.remove(best)
+        return chosen
+
+
+def reference_table(k: int, p: float, alpha: float, adjust: bool = True) -> list[int]:
+    """FA*IR's table m(1..k) written out for the oracle, independently of `minimum_protected`, in exact rational
+    arithmetic (p and α read as written, 0.9 = 9/10): m(t) is the smallest m with F(m; t, p) ≥ a (F the binomial
+    CDF, summed term by term); with `adjust`, a = α_c, Algorithm 1's corrected significance: the largest a whose
+    table rejects a fair ranking (every position protected with probability p, independently) with probability at
+    most α. The table only changes where a crosses a CDF value F(m; t, p), so the candidates for a are the midpoints
+    between consecutive CDF values (ascending, while the table still qualifies), and the rejection probability is
+    summed over all 2^k protected/unprotected sequences (k ≤ 16)."""
+    import itertools
+    import math
+    from fractions import Fraction
+
+    if k > 16:
+        raise ValueError("the readable FA*IR table enumerates 2^k sequences: k ≤ 16")
+    p, alpha = Fraction(str(p)), Fraction(str(alpha))
+
+    def cdf(m: int, t: int) -> Fraction:
+        return sum(math.comb(t, x) * p**x * (1 - p) ** (t - x) for x in range(m + 1))
+
+    def table(a: Fraction) -> list[int]:
+        return [next(m for m in range(t + 1) if cdf(m, t) >= a) for t in range(1, k + 1)]
+
+    if not adjust:
+        return table(alpha)
+
+    def rejection(m: list[int]) -> Fraction:
+        total = Fraction(0)
+        for seq in itertools.product((0, 1), repeat=k):
+            if any(count < need for count, need in zip(itertools.accumulate(seq), m)):
+                total += p ** sum(seq) * (1 - p) ** (k - sum(seq))
+        return total
+
+    cuts = sorted({Fraction(0), *(cdf(m, t) for t in range(1, k + 1) for m in range(t + 1))})
+    best = table(Fraction(0))
+    for lo, hi in itertools.pairwise(cuts):
+        m = table((lo + hi) / 2)
+        if rejection(m) > alpha:
+            break
+        best = m
+    return best
 
 
 def protected_items(context, group: str | None) -> np.ndarray:

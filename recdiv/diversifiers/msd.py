@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from pydantic import Field
@@ -11,6 +11,9 @@ from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
 from recdiv.diversifiers.blocks import BitmaskSlicer, similarity_slicer
 from recdiv.diversifiers.greedy import GreedyReranker
 from recdiv.diversifiers.normalize import normalize
+
+if TYPE_CHECKING:
+    from recdiv.diversifiers.reference import UserEnv
 
 
 class MSDConfig(RerankerConfig):
@@ -67,3 +70,32 @@ class MSD(GreedyReranker):
     def update(self, st, block, picked, t):
         s = st["slice"](picked)
         st["dist"] += np.where(np.isnan(s), 0.0, 1.0 - s)
+
+    @staticmethod
+    def reference(params: dict, cands: list[int], scores: list[float], k: int, env: UserEnv) -> list[int]:
+        """The readable per-user loop of MSD's objective (its oracle: `recdiv.diversifiers.reference`): Borodin,
+        Lee & Ye's (PODS 2012) greedy step λ·ŝ(i) + (1 − λ)·Σ_{j∈S} (1 − sim(i, j)), the distances to S summed in
+        the order S was chosen, an undefined similarity left out; a candidate without features has no defined
+        distance, so once S ≠ ∅ its objective is undefined (skipped) unless λ = 1."""
+        import math
+
+        from recdiv.diversifiers.reference import greedy_loop, normalized
+
+        lam = params.get("lambda", 0.5)
+        rel = normalized(scores, params.get("norm", "minmax"))
+
+        def value(remaining, chosen):
+            out = {}
+            for i in remaining:
+                if chosen and not env.aspects(cands[i]) and lam < 1:
+                    out[i] = math.nan
+                    continue
+                dist = 0.0
+                for j in chosen:
+                    sim = env.sim(cands[i], cands[j])
+                    if not math.isnan(sim):
+                        dist += 1 - sim
+                out[i] = lam * rel[i] + (1 - lam) * dist
+            return out
+
+        return greedy_loop(len(cands), k, value)

@@ -6,7 +6,8 @@ Each reranker's loop is its class's `reference` (beside the class, in its module
 `reference_rerank(name, params, cands, scores, k, env)` reranks one user's candidates (item indices, best first) and
 returns the chosen positions; this module holds what the loops share. `env` supplies: aspects(i) -> set,
 sim(i, j) -> float (NaN = undefined), pu -> {aspect: p(a|u)} (count-based, or as requested by `weighting`),
-pu_frac, novelty (array), has_profile, rng.
+pu_frac, novelty (array), has_profile, rng, groups(i) -> set of item group names and group_names (FA*IR's protected
+group), slots (the width of the candidate table the user's list sits in: a sampler draws one number per slot).
 """
 
 from __future__ import annotations
@@ -26,7 +27,10 @@ class UserEnv:
     pu_frac: dict = field(default_factory=dict)  # Steck's p(g|u)
     novelty: Any = None  # item -> novelty
     has_profile: bool = True
-    rng: Any = None
+    rng: Any = None  # the run's generator (seeded as the reranker): users draw from it in ascending user order
+    groups: Any = None  # callable item -> frozenset of item group names
+    group_names: tuple = ()  # every item group's name
+    slots: int | None = None  # the candidate table's width (None: the list's length)
 
 
 class _Stats:
@@ -73,6 +77,27 @@ def greedy_loop(n: int, k: int, value) -> list[int]:
 def minmax(s: list[float]) -> list[float]:
     lo, hi = min(s), max(s)
     return [1.0 if hi == lo else (x - lo) / (hi - lo) for x in s]
+
+
+def normalized(s: list[float], how: str) -> list[float]:
+    """ŝ over one user's whole candidate list (METRICS.md §E.0 `norm=`): minmax, max (s/max), sum (s/Σ s), rank
+    (1 − (pos − 1)/N), zscore ((s − mean)/sd, sample sd; NaN when sd = 0 or fewer than 2 values), none (s)."""
+    n = len(s)
+    if how == "minmax":
+        return minmax(s)
+    if how == "max":
+        return [x / max(s) for x in s]
+    if how == "sum":
+        return [x / sum(s) for x in s]
+    if how == "rank":
+        return [1.0 - p / n for p in range(n)]
+    if how == "zscore":
+        mean = sum(s) / n
+        sd = math.sqrt(sum((x - mean) ** 2 for x in s) / (n - 1)) if n > 1 else 0.0
+        return [(x - mean) / sd if sd > 0 else math.nan for x in s]
+    if how == "none":
+        return list(s)
+    raise ValueError(f"unknown norm {how!r}")
 
 
 def probability(s: list[float]) -> list[float]:
@@ -128,6 +153,7 @@ def user_environments(cands, ctx, seed: int = 0) -> list[UserEnv]:
     n_active = (np.diff(train.matrix.indptr) > 0).sum()
     nov = np.where(pop > 0, -np.log2(np.maximum(pop, 1) / n_active), -np.log2(pop[pop > 0].min() / n_active))
     rng = np.random.default_rng(seed)
+    groups, group_names = _item_groups(ctx.item_groups, len(space.items))
     envs = {}
     for u in sorted(cands.users):
         prof = train.matrix[u].indices.tolist()
@@ -142,5 +168,14 @@ def user_environments(cands, ctx, seed: int = 0) -> list[UserEnv]:
         pu = {a: counts.get(a, 0) / tot for a in range(F)} if tot else {a: 1.0 / F for a in range(F)}
         pf = {a: frac.get(a, 0.0) for a in range(F)} if tot else {a: 1.0 / F for a in range(F)}
         envs[u] = UserEnv(aspects=lambda i: A[i], sim=sim, pu=pu, pu_frac=pf, novelty=nov,
-                          has_profile=bool(prof), rng=rng)
+                          has_profile=bool(prof), rng=rng, groups=lambda i: groups[i], group_names=group_names,
+                          slots=cands.k)
     return [envs[u] for u in cands.users]
+
+
+def _item_groups(space, n_items: int) -> tuple[list[frozenset], tuple]:
+    """(the group names of every item, every group's name) from the item groups' membership (none: no groups)."""
+    if space is None:
+        return [frozenset()] * n_items, ()
+    names = tuple(str(x) for x in space.names.ids)
+    return [frozenset(names[a] for a in space.membership[i].indices.tolist()) for i in range(n_items)], names

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from pydantic import Field
@@ -11,6 +11,9 @@ from recdiv.diversifiers.base import CandidateBlock, RerankerConfig
 from recdiv.diversifiers.blocks import BitmaskSlicer, orthogonal_coefficients, similarity_slicer
 from recdiv.diversifiers.greedy import GreedyReranker
 from recdiv.diversifiers.normalize import normalize
+
+if TYPE_CHECKING:
+    from recdiv.diversifiers.reference import UserEnv
 
 #: a picked item whose residual is below this squared norm adds no direction (it lies in the window's span)
 TINY = 1e-12
@@ -99,3 +102,50 @@ class SSD(GreedyReranker):
                          (1.0 - cfg.lambda_) * cfg.gamma, 1.0 if cfg.bias else 0.0, cfg.window or 0, TINY,
                          np.ascontiguousarray(block.valid), out)
         return out
+
+    @staticmethod
+    def reference(params: dict, cands: list[int], scores: list[float], k: int, env: UserEnv) -> list[int]:
+        """The readable per-user loop of SSD's objective (its oracle: `recdiv.diversifiers.reference`): Huang et
+        al.'s (KDD 2021) sliding spectrum decomposition, λ·ŝ(i) + (1 − λ)·γ·‖r_i‖ with r_i the residual of item i's
+        vector after the window's orthonormal directions. Item vectors are seen through the kernel
+        K(i, j) = sim(i, j) (+ 1 with `bias`; an undefined similarity counts 0). Every direction is kept as its
+        inner products with the candidates: the pick p adds u = r_p/‖r_p‖, with ⟨v_i, u⟩ =
+        (K(p, i) − Σ_{q in the window} ⟨v_p, q⟩⟨v_i, q⟩)/‖r_p‖ (Gram–Schmidt; a zero direction when ‖r_p‖² ≤ 1e−12),
+        so ‖r_i‖² = K(i, i) − Σ_q ⟨v_i, q⟩²; when the window holds w directions the oldest leaves and gives its
+        ⟨v_i, q⟩² back."""
+        import math
+
+        from recdiv.diversifiers.reference import greedy_loop, normalized
+
+        lam, gamma = params.get("lambda", 0.5), params.get("gamma", 1.0)
+        window, bias = params.get("window"), 1.0 if params.get("bias", True) else 0.0
+        rel = normalized(scores, params.get("norm", "minmax"))
+        n = len(cands)
+
+        def kernel(i, j):
+            sim = env.sim(cands[i], cands[j])
+            return (0.0 if math.isnan(sim) else sim) + bias
+
+        residual2 = [kernel(i, i) for i in range(n)]  # ‖r_i‖²
+        directions: list[list[float]] = []  # each: ⟨v_i, q⟩ for every candidate i, oldest first
+
+        def add_direction(p):
+            if residual2[p] > TINY:
+                norm = math.sqrt(residual2[p])
+                new = [(kernel(p, i) - sum(q[p] * q[i] for q in directions)) / norm for i in range(n)]
+            else:  # v_p lies in the window's span: a zero direction
+                new = [0.0] * n
+            if window is not None and len(directions) == window:
+                oldest = directions.pop(0)
+                for i in range(n):
+                    residual2[i] += oldest[i] ** 2
+            directions.append(new)
+            for i in range(n):
+                residual2[i] = max(residual2[i] - new[i] ** 2, 0.0)
+
+        def value(remaining, chosen):
+            if chosen:
+                add_direction(chosen[-1])  # the loop asks once per step: fold in the last pick
+            return {i: lam * rel[i] + (1 - lam) * gamma * math.sqrt(residual2[i]) for i in remaining}
+
+        return greedy_loop(n, k, value)

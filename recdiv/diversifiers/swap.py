@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from pydantic import Field
@@ -10,6 +10,9 @@ from pydantic import Field
 from recdiv.diversifiers.base import CandidateBlock, Reranker, RerankerConfig
 from recdiv.diversifiers.blocks import BitmaskSlicer, similarity_slicer
 from recdiv.diversifiers.normalize import normalize
+
+if TYPE_CHECKING:
+    from recdiv.diversifiers.reference import UserEnv
 
 
 class SwapConfig(RerankerConfig):
@@ -79,6 +82,42 @@ class Swap(Reranker):
             contrib[rows[swap], c] = gain[swap]
             members[rows[swap], worst[swap]] = False
             members[rows[swap], c] = True
+        return members
+
+    @staticmethod
+    def reference(params: dict, cands: list[int], scores: list[float], k: int, env: UserEnv) -> list[int]:
+        """The readable per-user loop of Swap (its oracle: `recdiv.diversifiers.reference`): Yu, Lakshmanan &
+        Amer-Yahia's (EDBT 2009) Swap, the relevance bound a threshold on ŝ. R = the first k positions; for each
+        later candidate c while ŝ(c) ≥ threshold: the member i* of least contribution Σ_{j∈R∖{i}} d(i, j)
+        (d = 1 − sim, an undefined similarity left out; ties: the lowest-ranked member) is replaced by c when c's
+        contribution to R ∖ {i*} is larger. Every contribution is summed afresh over R in list order and compared
+        rounded to 12 decimals (sums equal up to rounding tie). Returns R in list order."""
+        import math
+
+        from recdiv.diversifiers.reference import normalized
+
+        threshold = params.get("threshold", 0.5)
+        rel = normalized(scores, params.get("norm", "minmax"))
+
+        def d(i, j):
+            sim = env.sim(cands[i], cands[j])
+            return 0.0 if math.isnan(sim) else 1 - sim
+
+        def contribution(i, members):
+            total = 0.0
+            for j in members:
+                if j != i:
+                    total += d(i, j)
+            return round(total * 1e12) / 1e12
+
+        members = list(range(min(k, len(cands))))
+        for c in range(len(members), len(cands)):
+            if not rel[c] >= threshold:
+                break
+            worst = min(reversed(members), key=lambda i: contribution(i, members))  # min keeps the first found
+            rest = [j for j in members if j != worst]
+            if contribution(c, rest) > contribution(worst, rest):
+                members = sorted([*rest, c])
         return members
 
 

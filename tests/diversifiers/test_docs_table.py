@@ -3,7 +3,7 @@ as docs/metrics.md is from the measures."""
 
 from __future__ import annotations
 
-from recdiv.diversifiers.docs import DOCS, parameters, table, updated
+from recdiv.diversifiers.docs import DOCS, parameters, pure_relevance, table, updated
 from recdiv.diversifiers.registry import RERANKERS
 
 
@@ -20,3 +20,10 @@ def test_every_reranker_states_its_objective_and_parameters():
     mmr = parameters(RERANKERS.get("MMR"))
     assert mmr == "`lambda`=0.5, `variant`=thesis\\|ranksys, `norm`=minmax\\|max\\|sum\\|rank\\|none"
     assert parameters(RERANKERS.get("Random")) == "`seed`=None (seed; None = the context's seed)"
+
+
+def test_the_pure_relevance_settings_come_from_the_classes():
+    text = pure_relevance()
+    assert "MMR `lambda`=1 or `lambda`=0, `variant`=ranksys; Ziegler `theta_F`=0;" in text
+    assert all(f"{e.name} " in text for e in RERANKERS.entries() if e.obj.PURE_RELEVANCE)
+    assert "Random" not in text and "PlackettLuce" not in text  # they declare none

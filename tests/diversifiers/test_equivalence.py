@@ -1,5 +1,12 @@
 """The vectorised rerankers equal straightforward per-user loops of the same objective (recdiv.diversifiers.reference)
-on random instances: ragged candidate lists, items without aspects, users without a training profile."""
+on random instances: ragged candidate lists, items without aspects, users without a training profile.
+
+λ stays above 0 for MSD, SSD and COVER: at λ = 0 only the diversity term is left, and candidates with different
+features often have mathematically equal gains (aspect sets {0, 3, 4} and {2, 3, 4} cover the same amount) computed
+in a different order (the compiled loops sum over distinct aspect sets, multiply 1/√|A| factors), so the last bit, not
+the list order, decides such a tie — in both forms, differently (docs/diversifiers.md, "Ties are exact
+floating-point ties"). PlackettLuce's and Random's loops draw from one generator seeded as the reranker, users in
+ascending order."""
 
 from __future__ import annotations
 
@@ -22,6 +29,15 @@ CONFIGS = [
     ("DPP", {"theta": None}), ("DPP", {"theta": 0.5}), ("DPP", {"theta": 0.9}),
     ("Calibrated", {"lambda": 0.5}), ("Calibrated", {"lambda": 0.9}),
     ("Random", {"seed": 7}),
+    ("MSD", {"lambda": 0.5}), ("MSD", {"lambda": 0.2, "norm": "zscore"}),
+    ("SSD", {"lambda": 0.5}), ("SSD", {"lambda": 0.3, "window": 3, "gamma": 2.0}),
+    ("SSD", {"lambda": 0.4, "bias": False}),
+    ("COVER", {"lambda": 0.2}), ("COVER", {"lambda": 0.3, "coverage": "max", "gamma": 1.0}),
+    ("Swap", {"threshold": 0.5}), ("Swap", {"threshold": 0.2, "norm": "rank"}),
+    ("FAIR", {"p": 0.5}), ("FAIR", {"p": 0.7, "alpha": 0.05}), ("FAIR", {"p": 0.3, "adjust": False}),
+    ("PlackettLuce", {"seed": 3}),
+    ("PlackettLuce", {"seed": 4, "norm": "minmax", "transform": "linear", "scale": 2.0}),
+    ("PlackettLuce", {"seed": 5, "norm": "minmax", "transform": "none"}),
 ]
 
 

@@ -123,3 +123,31 @@ def test_protected_group_must_be_named_when_there_are_several():
         make_reranker("FAIR").rerank(cands, 2, Context(item_groups=space))
     out = make_reranker("FAIR", group="y").rerank(cands, 2, Context(item_groups=space))
     assert out.items.shape == (1, 2)
+
+
+@pytest.mark.parametrize("adjust", [True, False])
+def test_the_oracles_exact_table_is_the_tables(adjust):
+    """FAIR's readable loop computes m(1..k) in exact rational arithmetic (`reference_table`): it equals
+    `minimum_protected` (SciPy's binomial quantile, bisection of α_c) wherever α is not exactly a binomial CDF value or
+    a table's rejection probability."""
+    from recdiv.diversifiers.fair import reference_table
+
+    for k in (1, 2, 3, 5, 8):
+        for p in (0.1, 0.25, 0.3, 0.5, 0.6, 0.75):
+            for alpha in (0.01, 0.05, 0.1, 0.2):
+                assert reference_table(k, p, alpha, adjust) == minimum_protected(k, p, alpha, adjust).tolist(), \
+                    (k, p, alpha)
+
+
+def test_the_table_at_an_exact_boundary():
+    """At p = 0.9, α = 0.01 = (1 − p)², α is exactly F(0; 2, p) and exactly the rejection probability of the table
+    (0, 1). Read as written (9/10, 1/100), m(2) = 0 without the adjustment and (0, 1) is the adjusted table (its
+    rejection probability is ≤ α, with equality); in floating point (1 − 0.9)² = 0.009999999999999995 and the
+    propagation gives 0.010000000000000009, so `minimum_protected` takes the other side of each boundary. Both are
+    kept as they are (the CLI's lists do not change); the oracle's lists are compared away from such boundaries."""
+    from recdiv.diversifiers.fair import reference_table
+
+    assert reference_table(2, 0.9, 0.01, adjust=False) == [0, 0]
+    assert minimum_protected(2, 0.9, 0.01, adjust=False).tolist() == [0, 1]
+    assert reference_table(2, 0.9, 0.01) == [0, 1]
+    assert minimum_protected(2, 0.9, 0.01).tolist() == [0, 0]
