@@ -126,24 +126,32 @@ def load() -> str:
     return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def per_shard(paths: dict, env: dict) -> None:
-    """The streaming stages' costs per line: the first pass (read, encode, partition) and the evaluation."""
+def per_shard(paths: dict, env: dict, lines: int) -> None:
+    """The streaming stages' costs per line: the first pass (read, encode, partition) and the evaluation of the
+    groups, each as CPU time of the whole process tree (this process, its threads and the forked evaluation
+    processes: getrusage of self and children) and wall time. (Session 3 timed the evaluation as the process CPU
+    seen by each of two threads, which counted it twice and left the first pass looking 6x cheaper than it is.)"""
     code = f"""
-import time, resource
+import resource, time
 from recdiv.eval import stream
-t0 = time.process_time(); w0 = time.perf_counter()
-real = stream.Worker.evaluate
-spent = [0.0, 0.0]
-def timed(self, parts):
-    c, w = time.process_time(), time.perf_counter()
-    out = real(self, parts)
-    spent[0] += time.process_time() - c; spent[1] += time.perf_counter() - w
-    return out
-stream.Worker.evaluate = timed
+def cpu():
+    a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+spent = {{}}
+def timed(name, real):
+    def run(*args, **kw):
+        c, w = cpu(), time.perf_counter()
+        out = real(*args, **kw)
+        spent[name] = (cpu() - c, time.perf_counter() - w)
+        return out
+    return run
+stream.ingest_all = timed("first pass", stream.ingest_all)
+stream._evaluate_here = timed("evaluation", stream._evaluate_here)
+c, w = cpu(), time.perf_counter()
 s = stream.evaluate_stream({str(paths['qrels.parquet'])!r}, [{str(paths['run.parquet'])!r}], {ACCURACY!r})
-cpu, wall = time.process_time() - t0, time.perf_counter() - w0
-print(f"parts {{s.n_parts}} groups {{s.n_groups}}; total CPU {{cpu:.2f}} s wall {{wall:.2f}} s; evaluation CPU "
-      f"{{spent[0]:.2f}} s wall {{spent[1]:.2f}} s; first pass + merge CPU {{cpu - spent[0]:.2f}} s")
+spent["total"] = (cpu() - c, time.perf_counter() - w)
+print(f"parts {{s.n_parts}} groups {{s.n_groups}}; " + "; ".join(
+    f"{{k}} CPU {{v[0]:.2f}} s ({{v[0] / {lines} * 1e6:.3f}} us a line) wall {{v[1]:.2f}} s" for k, v in spent.items()))
 """
     out = subprocess.run([PY, "-c", code], env=env, capture_output=True, text=True)
     print(out.stdout.strip() or out.stderr[-2000:])
@@ -209,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         row(ia, "recdiv TREC, default budget", [*recdiv, *text, "--aspects", str(paths["aspects.tsv"]), "-m",
                                                 "alpha-nDCG@20", "ERR-IA(weights=uniform)@20"])
     if args.per_shard:
-        per_shard(paths, env)
+        per_shard(paths, env, lines)
     print(f"after: {load()}\n")
     print("| task | tool | wall s | CPU s | peak MB | load (1 min) |\n|---|---|---:|---:|---:|---|")
     for task, who, wall, cpu, peak, during in rows:

@@ -47,8 +47,15 @@ def block_bounds(n: int, parallel: bool) -> np.ndarray:
     return np.linspace(0, n, nb + 1).astype(np.int64)
 
 
+#: True in the processes `recdiv.eval.stream` forks to evaluate groups side by side: there every kernel takes its
+#: serial version (the processes are the parallelism, and an OpenMP pool started before a fork hangs after it)
+SERIAL_ONLY = False
+
+
 def runs_parallel(n: int, work: int | None, parallel: bool | None, min_work: int) -> bool:
     """Whether a per-user kernel over n rows takes its parallel version (see the module doc)."""
+    if SERIAL_ONLY:
+        return False
     return (n if work is None else work) >= min_work if parallel is None else bool(parallel)
 
 

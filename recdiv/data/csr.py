@@ -39,7 +39,10 @@ def csr_arrays(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, shape: tu
     """
     rows = np.asarray(rows, dtype=np.int64)
     cols = np.asarray(cols, dtype=np.int64)
-    order = np.lexsort((cols, rows))
+    if shape[0] * shape[1] < 2**62 and (not len(cols) or 0 <= cols.min() <= cols.max() < shape[1]):
+        order = np.argsort(rows * shape[1] + cols, kind="stable")  # lexsort's order, one key: faster
+    else:
+        order = np.lexsort((cols, rows))
     r, c = rows[order], cols[order]
     if len(r) > 1:
         dup = (r[1:] == r[:-1]) & (c[1:] == c[:-1])

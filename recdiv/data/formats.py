@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from recdiv.data._read import Codes, Table, _bad_label, _fixed, iter_tables, parse_table
+from recdiv.data.blocks import _Rows, concat, take
 from recdiv.errors import ConfigError, DataError
 
 if TYPE_CHECKING:
@@ -153,34 +154,11 @@ def _columns(names: list[str], kind: str, where: str) -> dict[str, str]:
 
 
 # Arrow tables -> Table -----------------------------------------------------------------------------------------
-class _Rows:
-    """Row numbers first..first+n-1 without an array of them (10^8 rows would be 800 MB)."""
-
-    __slots__ = ("first", "n")
-
-    def __init__(self, first: int, n: int):
-        self.first, self.n = first, n
-
-    def __len__(self) -> int:
-        return self.n
-
-    def __getitem__(self, j):
-        if isinstance(j, slice):
-            lo, hi, _ = j.indices(self.n)
-            return _Rows(self.first + lo, max(hi - lo, 0))
-        if isinstance(j, np.ndarray) and j.dtype != bool:
-            return j.astype(np.int64) + self.first
-        return self.first + j if j >= 0 else self.first + self.n + j
-
-    def __array__(self, dtype=None, copy=None) -> np.ndarray:
-        return np.arange(self.first, self.first + self.n, dtype=dtype or np.int64)
-
-
 def _first_row(mask) -> int:
     return int(np.flatnonzero(np.asarray(mask))[0])
 
 
-def _arrow_ids(col: pa.ChunkedArray, name: str, table: Table) -> Codes:
+def _arrow_ids(col: pa.ChunkedArray, name: str, table: Table, memo: dict | None = None) -> Codes:
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -198,11 +176,17 @@ def _arrow_ids(col: pa.ChunkedArray, name: str, table: Table) -> Codes:
     col = col.unify_dictionaries() if col.num_chunks else col
     if col.num_chunks == 0:
         return Codes(np.zeros(0, np.int32), np.array([], dtype=object))
-    labels = np.array(col.chunk(0).dictionary.to_pylist(), dtype=object)
+    dictionary = col.chunk(0).dictionary
     codes = _fixed(col.chunks, lambda c: pc.cast(c.indices, pa.int32()), np.int32)  # from the buffers: no pandas
+    known = memo.get(name) if memo is not None else None
+    if known is not None and known[0].equals(dictionary):  # the batches of one Parquet row group share it
+        return Codes(codes, known[1])
+    labels = np.array(dictionary.to_pylist(), dtype=object)
     bad = _bad_label(labels, name)
     if bad is not None:
         raise table.error(bad[1], _first_row(codes == bad[0]))
+    if memo is not None:
+        memo[name] = (dictionary, labels)
     return Codes(codes, labels)
 
 
@@ -232,10 +216,13 @@ def _checked_numbers(values: np.ndarray, name: str, table: Table) -> np.ndarray:
     return values
 
 
-def from_arrow(arrow: pa.Table, kind: str, where: str, first_row: int = 1, *, finish: bool = True) -> Table:
+def from_arrow(arrow: pa.Table, kind: str, where: str, first_row: int = 1, *, finish: bool = True,
+               memo: dict | None = None) -> Table:
     """A run or qrels `Table` from a pyarrow Table (rows numbered from `first_row` in messages), checked
     (`finish=False`: all but the checks across rows, done once a block holds whole users). Other libraries'
-    layouts (LensKit's native item lists, ranx's qrels) are rewritten first (`recdiv.data.doors.adapt`)."""
+    layouts (LensKit's native item lists, ranx's qrels) are rewritten first (`recdiv.data.doors.adapt`).
+    `memo` (a dict kept across the blocks of one file) keeps the last labels of each id column: a block with
+    the same dictionary gets the very same labels array, unchecked again."""
     from recdiv.data.doors import adapt
 
     arrow = adapt(arrow, kind, where)
@@ -243,7 +230,10 @@ def from_arrow(arrow: pa.Table, kind: str, where: str, first_row: int = 1, *, fi
     table = Table(where, {}, _Rows(first_row, arrow.num_rows), unit="row")  # type: ignore[arg-type]
     for canon, name in names.items():
         col = arrow.column(name)
-        table.columns[canon] = (_arrow_ids if canon in ("user", "item") else _arrow_numbers)(col, canon, table)
+        if canon in ("user", "item"):
+            table.columns[canon] = _arrow_ids(col, canon, table, memo)
+        else:
+            table.columns[canon] = _arrow_numbers(col, canon, table)
     return _finish(table, kind) if finish else table
 
 
@@ -407,9 +397,9 @@ def _raw_blocks(source, kind: str, format: str | None, rows: int) -> Iterator[Ta
 
         yield from_arrow(read_json(path, kind), kind, str(path), finish=False)
     else:
-        first = 1
+        first, memo = 1, {}
         for batch in _arrow_batches(path, fmt, kind, rows):
-            yield from_arrow(batch, kind, str(path), first, finish=False)
+            yield from_arrow(batch, kind, str(path), first, finish=False, memo=memo)
             first += batch.num_rows
 
 
@@ -457,35 +447,6 @@ def whole_users(blocks: Iterator[Table], finish: Callable[[Table], Table]) -> It
         yield finish(take(table, slice(0, cut)))
     if carry is not None:
         yield finish(carry)
-
-
-def take(table: Table, rows: slice) -> Table:
-    """The rows `rows` of a table (ids keep their labels)."""
-    cols = {n: Codes(c.codes[rows], c.labels) if isinstance(c, Codes) else c[rows] for n, c in table.columns.items()}
-    return Table(table.path, cols, table.lineno[rows], unit=table.unit)
-
-
-def concat(a: Table, b: Table) -> Table:
-    """Rows of `a` then rows of `b` (`a` small: its ids are re-encoded into `b`'s labels)."""
-    cols: dict[str, Any] = {}
-    for name, col in b.columns.items():
-        first = a.columns[name]
-        if isinstance(col, Codes):
-            index = {label: j for j, label in enumerate(col.labels.tolist())}
-            labels = list(col.labels.tolist())
-            used = first.labels[first.codes]
-            codes = np.empty(len(used), dtype=np.int32)
-            for j, label in enumerate(used.tolist()):
-                if label not in index:
-                    index[label] = len(labels)
-                    labels.append(label)
-                codes[j] = index[label]
-            cols[name] = Codes(np.concatenate([codes, col.codes]).astype(np.int32),
-                               np.array(labels, dtype=object))
-        else:
-            cols[name] = np.concatenate([first, col])
-    lineno = np.concatenate([np.asarray(a.lineno), np.asarray(b.lineno)])
-    return Table(b.path, cols, lineno, unit=b.unit)
 
 
 # writing -------------------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,6 +43,8 @@ SPILL_BYTES_PER_LINE = 16
 #: to evaluate, which below this size outweighs the memory it saves (about 50 MB of a group's peak; the ids and
 #: libraries take more than that at 10^8 lines anyway)
 MIN_PART_LINES = 1 << 18
+#: rows of the first pass held in memory before they are written to the partitions' files (bytes)
+FLUSH_BYTES = 64 << 20
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 
@@ -65,15 +68,21 @@ class Encoder:
 
     def __init__(self):
         self.index: dict[str, int] = {}
+        self._last: tuple[np.ndarray, np.ndarray] | None = None  # (labels, their codes) of the last block
 
     def encode(self, col: Codes) -> np.ndarray:
-        """The code (int32) of every row of a dictionary-encoded column (each distinct label looked up once)."""
+        """The code (int32) of every row of a dictionary-encoded column (each distinct label looked up once; a
+        block with the very labels of the one before, as the batches of one Parquet row group, not again)."""
+        if self._last is not None and self._last[0] is col.labels:
+            return self._last[1][col.codes]
         index = self.index
         local = np.fromiter((index.setdefault(x, len(index)) for x in col.labels.tolist()), np.int64,
                             len(col.labels))
         if len(index) >= 2**31:
             raise DataError("more than 2^31 distinct ids")
-        return local.astype(np.int32)[col.codes]
+        local = local.astype(np.int32)
+        self._last = (col.labels, local)
+        return local[col.codes]
 
     def labels(self) -> list[str]:
         return list(self.index)
@@ -81,12 +90,16 @@ class Encoder:
 
 @dataclass
 class Folder:
-    """The temporary folder of a streamed evaluation: per partition and input, columns appended block by block."""
+    """The temporary folder of a streamed evaluation: per partition and input, columns appended block by block.
+    Appended rows are held in memory up to `FLUSH_BYTES` and then written partition by partition (one open per
+    partition and column for many blocks); `flush` writes what is held before the files are read."""
 
     path: Path
     n_parts: int
     inputs: list[str] = field(default_factory=list)  # "qrels", then the run names
     lines: dict[str, np.ndarray] = field(default_factory=dict)  # input -> lines per partition
+    _held: list = field(default_factory=list, repr=False)  # (input, bounds per partition, users, items, values)
+    _held_bytes: int = field(default=0, repr=False)
 
     def file(self, what: str, part: int, column: str) -> Path:
         return self.path / f"{self.inputs.index(what)}-{part}.{column}"
@@ -96,15 +109,30 @@ class Folder:
         if what not in self.inputs:
             self.inputs.append(what)
             self.lines[what] = np.zeros(self.n_parts, np.int64)
-        part = users % self.n_parts
+        part = (users % self.n_parts).astype(np.uint16)  # n_parts <= 4096: NumPy's stable sort is a radix sort
         order = np.argsort(part, kind="stable")
-        bounds = np.searchsorted(part[order], np.arange(self.n_parts + 1))
-        for p in np.flatnonzero(np.diff(bounds)):
-            rows = order[bounds[p]:bounds[p + 1]]
-            for column, array in (("u", users), ("i", items), ("v", values)):
-                with open(self.file(what, int(p), column), "ab") as fh:
-                    np.ascontiguousarray(array[rows]).tofile(fh)
-            self.lines[what][p] += len(rows)
+        counts = np.bincount(part, minlength=self.n_parts)
+        bounds = np.concatenate(([0], np.cumsum(counts)))
+        self._held.append((what, bounds, users[order], items[order], np.asarray(values)[order]))
+        self.lines[what] += counts
+        self._held_bytes += len(users) * SPILL_BYTES_PER_LINE
+        if self._held_bytes >= FLUSH_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the rows held in memory to their partitions' files, in the order they were appended."""
+        held, self._held, self._held_bytes = self._held, [], 0
+        for what in dict.fromkeys(h[0] for h in held):
+            pieces = [h for h in held if h[0] == what]
+            for p in range(self.n_parts):
+                if not any(b[p + 1] > b[p] for _, b, *_ in pieces):
+                    continue
+                for j, column in ((2, "u"), (3, "i"), (4, "v")):
+                    with open(self.file(what, p, column), "ab") as fh:
+                        for piece in pieces:
+                            b = piece[1]
+                            if b[p + 1] > b[p]:
+                                piece[j][b[p]:b[p + 1]].tofile(fh)
 
     def read(self, what: str, part: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(user codes, item codes, values) of one input in one partition (empty arrays when it has none)."""
@@ -112,6 +140,60 @@ class Folder:
             return np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0)
         return (np.fromfile(self.file(what, part, "u"), np.int32), np.fromfile(self.file(what, part, "i"), np.int32),
                 np.fromfile(self.file(what, part, "v"), np.float64))
+
+
+def encoded(tables: Iterator, users: Encoder, items: Encoder) -> Iterator:
+    """(table, user codes, item codes) for every table (`prefetched` runs this in its reader's thread, the
+    encoders then that thread's alone until it ends)."""
+    for table in tables:
+        yield table, users.encode(table["user"]), items.encode(table["item"])
+
+
+def prefetched(blocks: Iterator, depth: int = 1) -> Iterator:
+    """The items of `blocks`, produced by a thread of their own (`depth` waiting, one more being read): reading
+    and checking the next block (pyarrow and NumPy, mostly without the GIL) overlaps with encoding and writing
+    this one. An error of the reader is raised here, at its place in the sequence; closing this generator stops
+    the reader."""
+    import queue
+    import threading
+
+    out: queue.Queue = queue.Queue(depth)
+    stop = threading.Event()
+    end = object()
+
+    def put(item) -> bool:
+        while not stop.is_set():
+            try:
+                out.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def read() -> None:
+        try:
+            for item in blocks:
+                if not put((item, None)):
+                    return
+            put((end, None))
+        except BaseException as e:  # handed to the consumer, raised there
+            put((end, e))
+
+    thread = threading.Thread(target=read, name="recdiv-reader", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item, error = out.get()
+            if error is not None:
+                raise error
+            if item is end:
+                return
+            yield item
+    finally:
+        stop.set()
+        thread.join()
+        if hasattr(blocks, "close"):
+            blocks.close()  # the reader's files, now that its thread is done
 
 
 def estimated_lines(source, fmt: str) -> int:
@@ -200,5 +282,5 @@ def free_space(path: Path) -> int:
     return st.f_bavail * st.f_frsize
 
 
-__all__ = ["DEFAULT_MEMORY", "Encoder", "Folder", "block_rows", "estimated_lines", "free_space", "parse_memory",
-           "partitions_for", "read_vocab", "temporary_folder", "write_vocab"]
+__all__ = ["DEFAULT_MEMORY", "Encoder", "Folder", "block_rows", "encoded", "estimated_lines", "free_space",
+           "parse_memory", "partitions_for", "prefetched", "read_vocab", "temporary_folder", "write_vocab"]

@@ -15,7 +15,6 @@ partial result (`recdiv.eval.partial`): counts, per-user arrays in user order, u
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +26,7 @@ from recdiv.data.formats import iter_qrels, iter_run, read_run
 from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import PAD, Rankings
 from recdiv.data.vocab import Vocab
-from recdiv.errors import ConfigError, DataError
+from recdiv.errors import ConfigError, DataError, RecdivError
 from recdiv.eval.context import EvalContext
 from recdiv.eval.evaluate import Evaluation
 from recdiv.eval.ingest import (
@@ -36,10 +35,12 @@ from recdiv.eval.ingest import (
     Encoder,
     Folder,
     block_rows,
+    encoded,
     estimated_lines,
     free_space,
     parse_memory,
     partitions_for,
+    prefetched,
     read_vocab,
     remove_folder,
     temporary_folder,
@@ -59,8 +60,8 @@ from recdiv.eval.measure import Measure, PairwiseMeasure
 from recdiv.eval.partial import merge
 
 BACKENDS = ("local", "ray")
-#: threads evaluating groups of partitions at once in this process (each with its share of the budget)
-THREADS = min(2, os.cpu_count() or 1)
+#: processes evaluating groups of partitions at once on this machine (each with its share of the budget)
+PROCESSES = min(2, os.cpu_count() or 1)
 
 
 @dataclass(frozen=True)
@@ -229,10 +230,13 @@ class _Widths:
         self.counts = np.zeros(0, np.int64)
 
     def add(self, codes: np.ndarray) -> None:
-        n = np.bincount(codes, minlength=len(self.counts))
-        if len(n) > len(self.counts):
-            self.counts = np.concatenate([self.counts, np.zeros(len(n) - len(self.counts), np.int64)])
-        self.counts += n
+        if not len(codes):
+            return
+        lo, hi = int(codes.min()), int(codes.max()) + 1  # a block's users: codes close together, not all of them
+        if hi > len(self.counts):
+            self.counts = np.concatenate([self.counts, np.zeros(max(hi - len(self.counts), len(self.counts)),
+                                                                np.int64)])
+        self.counts[lo:hi] += np.bincount(codes - lo, minlength=hi - lo)
 
     def longest(self) -> int:
         return int(self.counts.max()) if len(self.counts) else 0
@@ -252,23 +256,23 @@ def ingest_all(qrels, runs: dict, *, threshold: float, population: str, scale, t
     users, items = Encoder(), Encoder()
     top = -np.inf
     judged = []  # the users of the qrels (codes), for the check of the base lists
-    for table in iter_qrels(qrels, format=input_format, rows=rows):
+    for table, codes, item_codes in prefetched(encoded(iter_qrels(qrels, format=input_format, rows=rows), users,
+                                                       items)):
         check_scale(table, "grade", scale)
         if len(table):
             top = max(top, float(table["grade"].max()))
-        codes = users.encode(table["user"])
         judged.append(np.unique(codes))
-        store.append("qrels", codes, items.encode(table["item"]), table["grade"])
+        store.append("qrels", codes, item_codes, table["grade"])
     widths = {}
     predictions = predictions or {}
     sources = [(name, iter_run(source, format=input_format, rows=rows)) for name, source in runs.items()]
     sources += [(name, iter_predictions(path, rows)) for name, path in predictions.items()]
     for name, blocks in sources:
         widths[name] = _Widths()
-        for table in blocks:
-            codes = users.encode(table["user"])
+        for table, codes, item_codes in prefetched(encoded(blocks, users, items)):
             widths[name].add(codes)
-            store.append(name, codes, items.encode(table["item"]), table["score"])
+            store.append(name, codes, item_codes, table["score"])
+    store.flush()
     import pyarrow as pa
 
     pa.default_memory_pool().release_unused()  # the readers' blocks: its allocator would keep them otherwise
@@ -337,26 +341,55 @@ def merge_parts(parts: list[Part], job: Job, measures: list[Measure], users_voca
     return evaluation, coverages
 
 
-def _evaluate_here(ing: Ingested, groups: list[list[int]], threads: int) -> list[Part]:
-    """The groups evaluated in this process, on `threads` threads (NumPy and the kernels release the GIL), each
-    thread with its own context cache; results in group order."""
-    from concurrent.futures import ThreadPoolExecutor
-    from dataclasses import replace
+#: in a process `_evaluate_here` forked: the worker it evaluates its groups with
+_FORKED: Worker | None = None
 
-    from recdiv.models.context import Cache
 
-    if threads <= 1 or len(groups) <= 1:
-        worker = Worker(ing.job, ing.context, (ing.users, ing.items))
+def _forked_start(worker: Worker) -> None:
+    """In a forked evaluation process: keep the worker (inherited with the fork, not pickled); Ctrl-C and SIGTERM
+    are the parent's to handle (it stops its children); kernels run serially (`recdiv.jit.SERIAL_ONLY`)."""
+    import signal
+
+    import recdiv.jit
+
+    global _FORKED
+    _FORKED = worker
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    recdiv.jit.SERIAL_ONLY = True
+
+
+def _forked_evaluate(group: list[int]) -> Part:
+    assert _FORKED is not None
+    return _FORKED.evaluate(group)
+
+
+def _evaluate_here(ing: Ingested, groups: list[list[int]], processes: int) -> list[Part]:
+    """The groups evaluated on this machine, results in group order: in this process, or by `processes` forked
+    processes that inherit the vocabularies and context (NumPy holds the GIL for much of a group's many small
+    steps, so threads would mostly wait for each other). A process that dies (killed, out of memory) stops the
+    evaluation with one error; Ctrl-C or SIGTERM here ends the children at once."""
+    import multiprocessing
+
+    worker = Worker(ing.job, ing.context, (ing.users, ing.items))
+    if processes <= 1 or len(groups) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         return [worker.evaluate(g) for g in groups]
-    local = threading.local()
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
-    def run(group: list[int]) -> Part:
-        if not hasattr(local, "worker"):
-            local.worker = Worker(ing.job, replace(ing.context, cache=Cache()), (ing.users, ing.items))
-        return local.worker.evaluate(group)
-
-    with ThreadPoolExecutor(threads) as pool:
-        return list(pool.map(run, groups))
+    pool = ProcessPoolExecutor(min(processes, len(groups)), multiprocessing.get_context("fork"),
+                               initializer=_forked_start, initargs=(worker,))
+    try:
+        return list(pool.map(_forked_evaluate, groups))
+    except BrokenProcessPool:
+        raise RecdivError("a process evaluating partitions ended abruptly (killed, or out of memory: a smaller "
+                        "--memory gives smaller groups)") from None
+    except BaseException:
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            process.terminate()  # the running groups too, not only those waiting (shutdown cancels those)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def group_task(job: Job, parts: list[int]) -> Part:
@@ -378,7 +411,7 @@ def write_part(part: Part, path: Path) -> Part:
     pq.write_table(pa.table(cols), tmp)
     tmp.replace(path)  # a task retried after a crash rewrites the whole file
     return Part(part.users, {run: dict.fromkeys(v, str(path)) for run, v in part.values.items()}, part.states,
-                part.coverage, part.n_judged)
+                part.coverage, part.n_judged, part.predicted)
 
 
 def read_part(part: Part) -> Part:
@@ -388,7 +421,7 @@ def read_part(part: Part) -> Part:
     paths = {p for v in part.values.values() for p in v.values()}
     table = pq.read_table(paths.pop()) if paths else None
     values = {run: {m: table.column(f"{run}\t{m}").to_numpy() for m in v} for run, v in part.values.items()}
-    return Part(part.users, values, part.states, part.coverage, part.n_judged)
+    return Part(part.users, values, part.states, part.coverage, part.n_judged, part.predicted)
 
 
 def run_lines(runs: RunSources, input_format: str | None = None) -> int:
@@ -493,8 +526,8 @@ def evaluate_stream(
         for m in ms:
             m._check_context(ing.context)
         store = Folder(folder, n_parts, list(ing.job.inputs), dict(ing.job.lines))
-        threads = 1 if backend == "ray" else THREADS
-        groups = [[p] for p in range(n_parts)] if partitions else _groups(store, ing.job.runs, budget // threads)
+        processes = 1 if backend == "ray" else PROCESSES
+        groups = [[p] for p in range(n_parts)] if partitions else _groups(store, ing.job.runs, budget // processes)
         if backend == "ray":
             from recdiv.eval.ray_backend import run_on_ray
 
@@ -503,7 +536,7 @@ def evaluate_stream(
                               [f"partitions {g[0]}-{g[-1]}" for g in groups])
             parts = [read_part(p) for p in done]
         else:
-            parts = _evaluate_here(ing, groups, threads)
+            parts = _evaluate_here(ing, groups, processes)
         evaluation, coverages = merge_parts(parts, ing.job, ms, ing.users, len(ing.items))
     finally:
         remove_folder(folder)

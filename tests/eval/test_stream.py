@@ -248,3 +248,62 @@ def test_subtopic_runs_over_the_budget_are_refused_in_one_line(tmp_path, capsys,
     assert code == 2 and out == "" and err.count("\n") == 1
     assert err.startswith("recdiv: error: --subtopics: the runs hold about 3 lines, more than --memory 1G holds at "
                           "once, and runs judged by subtopics are evaluated in memory only") and "--memory 4G" in err
+
+
+def test_first_pass_in_small_blocks_equals_in_memory(tmp_path, monkeypatch):
+    """Blocks of 7 rows (users cut between blocks; Parquet batches sharing their row group's dictionary, whose
+    labels are then reused unchecked), the partitions' files written after every block, the reader a block ahead
+    in its own thread: the same values; a bad line of a late block is still named by its number."""
+    import recdiv.eval.ingest as ingest
+    import recdiv.eval.stream as stream
+    from recdiv.data.formats import convert
+    from recdiv.errors import DataError
+
+    paths = _write(tmp_path, 3, n_users=40, n_items=25, k=10, shuffle=False)
+    convert(paths["run.txt"], tmp_path / "run.parquet")
+    convert(paths["qrels.txt"], tmp_path / "qrels.parquet")
+    measures = ["P@5", "nDCG", "RR", "Gini(disc=log)", "AggregateDiversity"]
+    monkeypatch.setattr(ingest, "FLUSH_BYTES", 1)
+    monkeypatch.setattr(stream, "block_rows", lambda memory: 7)
+    for qrels, run in [(tmp_path / "qrels.parquet", tmp_path / "run.parquet"), (paths["qrels.txt"], paths["run.txt"])]:
+        base = evaluate_files(qrels, {"run": run}, measures)
+        _same(evaluate_stream(qrels, {"run": run}, measures, partitions=4).evaluation, base)
+    lines = paths["run.txt"].read_text().splitlines(keepends=True)
+    bad = len(lines) - 3
+    lines[bad] = lines[bad - 1]  # the line before, again: a duplicate item in a user's ranking
+    paths["run.txt"].write_text("".join(lines))
+    with pytest.raises(DataError, match=rf"run\.txt:{bad + 1}: duplicate item"):
+        evaluate_stream(paths["qrels.txt"], {"run": paths["run.txt"]}, measures, partitions=4)
+    assert not any(t.name == "recdiv-reader" for t in __import__("threading").enumerate())
+
+
+def test_groups_evaluated_by_forked_processes_and_a_killed_one(tmp_path, monkeypatch):
+    """Groups go to two forked processes (the default on Linux) with the values of one process; a process killed
+    mid-evaluation (as the system's out-of-memory killer does) ends the evaluation with one error, no partial
+    result, and the temporary folder is removed."""
+    import os
+    import signal
+
+    import recdiv.eval.stream as stream
+    from recdiv.errors import RecdivError
+
+    paths = _write(tmp_path, 9, n_users=40, n_items=25, k=10, shuffle=True)
+    measures = ["P@5", "nDCG", "alpha-nDCG@5", "Gini(disc=log)", "EILD"]
+    runs = {"run": paths["run.txt"]}
+    ctx = dict(train=paths["train.tsv"], aspects=paths["aspects.tsv"])
+    forked = evaluate_stream(paths["qrels.txt"], runs, measures, partitions=5, **ctx)
+    monkeypatch.setattr(stream, "PROCESSES", 1)
+    _same(forked.evaluation, evaluate_stream(paths["qrels.txt"], runs, measures, partitions=5, **ctx).evaluation)
+    _same(forked.evaluation, evaluate_files(paths["qrels.txt"], runs, measures, **ctx))
+    monkeypatch.setattr(stream, "PROCESSES", 2)
+    parent, real = os.getpid(), stream.Worker.evaluate
+
+    def dies(self, parts):
+        if os.getpid() != parent and parts == [3]:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(self, parts)
+
+    monkeypatch.setattr(stream.Worker, "evaluate", dies)
+    with pytest.raises(RecdivError, match="ended abruptly"):
+        evaluate_stream(paths["qrels.txt"], runs, measures, partitions=5, workdir=tmp_path / "work", **ctx)
+    assert list((tmp_path / "work").iterdir()) == []
