@@ -14,6 +14,7 @@ partial result (`recdiv.eval.partial`): counts, per-user arrays in user order, u
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -538,6 +539,12 @@ def evaluate_stream(
         else:
             parts = _evaluate_here(ing, groups, processes)
         evaluation, coverages = merge_parts(parts, ing.job, ms, ing.users, len(ing.items))
+    except OSError as e:  # NumPy's tofile says only "N requested and M written" when the disk is full
+        if e.errno not in (errno.ENOSPC, errno.EDQUOT) and "written" not in str(e):
+            raise
+        raise DataError(f"the temporary partitions could not be written ({e.strerror or e}: the file system is "
+                        f"full?); about {need / 2**30:.1f} GB are needed: free space or give another folder "
+                        "(--workdir)", folder.parent) from None
     finally:
         remove_folder(folder)
     counts = {name: tuple(int(sum(p.predicted[name][j] for p in parts)) for j in (0, 1)) for name in predicted

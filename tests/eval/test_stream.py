@@ -307,3 +307,21 @@ def test_groups_evaluated_by_forked_processes_and_a_killed_one(tmp_path, monkeyp
     with pytest.raises(RecdivError, match="ended abruptly"):
         evaluate_stream(paths["qrels.txt"], runs, measures, partitions=5, workdir=tmp_path / "work", **ctx)
     assert list((tmp_path / "work").iterdir()) == []
+
+
+@pytest.mark.parametrize("error", [OSError(28, "No space left on device"), OSError("6000 requested and 1328 written")])
+def test_a_full_disk_is_one_line_and_the_partitions_are_removed(tmp_path, capsys, monkeypatch, error):
+    import recdiv.eval.ingest as ingest
+
+    paths = _write(tmp_path, 2, n_users=10, n_items=20, k=4, shuffle=False)
+
+    def full(self):
+        raise error
+
+    monkeypatch.setattr(ingest, "IN_MEMORY_BYTES_PER_LINE", 1 << 30)
+    monkeypatch.setattr(ingest.Folder, "flush", full)
+    code, out, err = _cli(["eval", str(paths["qrels.txt"]), str(paths["run.txt"]), "-m", "AP", "--workdir",
+                           str(tmp_path / "work")], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"recdiv: error: {tmp_path / 'work'}: the temporary partitions could not be written (")
+    assert list((tmp_path / "work").iterdir()) == []
