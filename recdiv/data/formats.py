@@ -363,7 +363,7 @@ def iter_qrels(source, *, format: str | None = None, rows: int = BLOCK_ROWS) -> 
 def _iter(source, kind: str, format: str | None, rows: int) -> Iterator[Table]:
     if rows < 1:
         raise ConfigError(f"rows per block must be positive, got {rows}")
-    return _whole_users(_raw_blocks(source, kind, format, rows), kind)
+    return whole_users(_raw_blocks(source, kind, format, rows), lambda table: _finish(table, kind))
 
 
 def _raw_blocks(source, kind: str, format: str | None, rows: int) -> Iterator[Table]:
@@ -410,12 +410,13 @@ def _arrow_batches(path: Path, fmt: str, kind: str, rows: int) -> Iterator[pa.Ta
         if fmt == "parquet":
             import pyarrow.parquet as pq
 
-            pf = pq.ParquetFile(path)
+            # pre-buffering would keep every row group's compressed bytes until the file is closed (the whole file)
+            pf = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
             names = _arrow_columns(pf.schema_arrow.names, kind, path)
             for batch in pf.iter_batches(batch_size=rows, columns=names):
                 yield pa.Table.from_batches([batch])
             return
-        with pa.memory_map(str(path)) as source:
+        with pa.OSFile(str(path)) as source:  # one record batch at a time (mapped, every page read stays resident)
             reader = pa.ipc.open_file(source)
             names = _arrow_columns(reader.schema.names, kind, path)
             batches = (reader.get_batch(i) for i in range(reader.num_record_batches))
@@ -429,8 +430,8 @@ def _arrow_batches(path: Path, fmt: str, kind: str, rows: int) -> Iterator[pa.Ta
                         path) from None
 
 
-def _whole_users(blocks: Iterator[Table], kind: str) -> Iterator[Table]:
-    """Blocks cut at user boundaries: the last user of a block is carried into the next one."""
+def whole_users(blocks: Iterator[Table], finish: Callable[[Table], Table]) -> Iterator[Table]:
+    """Blocks cut at user boundaries (a block's last user is carried into the next), each through `finish`."""
     carry = None
     for table in blocks:
         if not len(table):
@@ -443,9 +444,9 @@ def _whole_users(blocks: Iterator[Table], kind: str) -> Iterator[Table]:
             carry = table
             continue
         carry = take(table, slice(cut, None))
-        yield _finish(take(table, slice(0, cut)), kind)
+        yield finish(take(table, slice(0, cut)))
     if carry is not None:
-        yield _finish(carry, kind)
+        yield finish(carry)
 
 
 # writing -------------------------------------------------------------------------------------------------------
@@ -556,4 +557,4 @@ def _schema_names(path: Path, fmt: str) -> list[str]:
 
 __all__ = ["COLUMNS", "FORMATS", "add_door", "concat", "convert", "file_format", "from_arrow", "guess_kind",
            "input_format", "iter_qrels", "iter_run", "rankings_format", "read_qrels", "read_run", "take", "to_arrow",
-           "write_qrels", "write_run"]
+           "whole_users", "write_qrels", "write_run"]

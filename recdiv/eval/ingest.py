@@ -39,6 +39,10 @@ BASE_MEMORY = 200 << 20
 IN_MEMORY_BYTES_PER_LINE = 140
 #: bytes per line of the temporary partitions (user and item codes, score)
 SPILL_BYTES_PER_LINE = 16
+#: the fewest run lines a partition gets however small the budget: each partition costs a fixed time to write and
+#: to evaluate, which below this size outweighs the memory it saves (about 50 MB of a group's peak; the ids and
+#: libraries take more than that at 10^8 lines anyway)
+MIN_PART_LINES = 1 << 18
 #: rows of the first pass held in memory before they are written to the partitions' files (bytes)
 FLUSH_BYTES = 64 << 20
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
@@ -222,10 +226,16 @@ def estimated_lines(source, fmt: str) -> int:
 
 def partitions_for(lines: int, memory: int) -> int:
     """How many partitions keep a partition's evaluation within `memory` (at least 1; 4 per needed block so that
-    partitions of unequal size still fit)."""
+    partitions of unequal size still fit), each of at least `MIN_PART_LINES` lines."""
     room = max(memory - BASE_MEMORY, 32 << 20)
     blocks = math.ceil(lines * BYTES_PER_LINE / room)
-    return 1 if blocks <= 1 else min(4 * blocks, 4096)
+    return 1 if blocks <= 1 else max(min(4 * blocks, 4096, lines // MIN_PART_LINES), 1)
+
+
+def block_rows(memory: int) -> int:
+    """Rows per block of the first pass within a budget of `memory` bytes: a block and its copies while it is
+    encoded and partitioned take about 100 bytes a row, so 2^20 rows (the most) from 1G down, 2^16 at 64M."""
+    return int(min(max(memory >> 10, 1 << 16), 1 << 20))
 
 
 def write_vocab(path: Path, labels) -> None:
@@ -272,5 +282,5 @@ def free_space(path: Path) -> int:
     return st.f_bavail * st.f_frsize
 
 
-__all__ = ["DEFAULT_MEMORY", "Encoder", "Folder", "encoded", "estimated_lines", "free_space", "parse_memory",
-           "partitions_for", "prefetched", "read_vocab", "temporary_folder", "write_vocab"]
+__all__ = ["DEFAULT_MEMORY", "Encoder", "Folder", "block_rows", "encoded", "estimated_lines", "free_space",
+           "parse_memory", "partitions_for", "prefetched", "read_vocab", "temporary_folder", "write_vocab"]

@@ -8,14 +8,14 @@ All ids read from files are strings. Users and items of every file (qrels, runs,
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from recdiv.data._read import Table, parse_table
+from recdiv.data._read import Table, iter_tables, parse_table
 from recdiv.data.formats import read_qrels, read_run
 from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import Rankings
@@ -100,19 +100,41 @@ def parse_predictions(path: str | Path) -> Table:
     return table
 
 
-def unpredicted_note(measures: Iterable[Measure], inputs: EvalInputs, names: Iterable[str]) -> str | None:
-    """How many test ratings of the evaluated users the prediction runs `names` leave without a prediction, for
-    RMSE / MAE (which skip them), or None."""
+def iter_predictions(path: str | Path, rows: int) -> Iterator[Table]:
+    """Rating predictions (as `parse_predictions`) in blocks of about `rows` lines holding whole users, for a
+    streamed evaluation (`recdiv.eval.stream`)."""
+    from recdiv.data.formats import whole_users
+
+    def blocks() -> Iterator[Table]:
+        for table in iter_tables(path, PREDICTIONS_LAYOUT, block=max(rows * 40, 256), sep=None, comments=True,
+                                 what="predictions file (user item prediction)"):
+            table.columns["score"] = table.columns.pop("prediction")
+            yield table
+
+    return whole_users(blocks(), lambda t: check_duplicates(t, ["user", "item"], "prediction") or t)
+
+
+def predicted_counts(run: Rankings, qrels: Qrels, context: EvalContext) -> tuple[int, int]:
+    """(test ratings of the users evaluated on `run`, how many of them `run` predicts): what `unpredicted_note`
+    reports."""
     from recdiv.eval.metrics.rating import prediction_errors
 
+    view = RunView.of(context, run, qrels)
+    return int(qrels.n_judged()[view.users].sum()), int(prediction_errors(view)[1].sum())
+
+
+def unpredicted_note(measures: Iterable[Measure], inputs: EvalInputs | None, names: Iterable[str],
+                     counts: Mapping[str, tuple[int, int]] | None = None) -> str | None:
+    """How many test ratings of the evaluated users the prediction runs `names` leave without a prediction, for
+    RMSE / MAE (which skip them), or None. `counts`: {name: `predicted_counts`} when the inputs are not in memory
+    (a streamed evaluation)."""
     users = [str(m) for m in measures if m.FAMILY == "rating"]
     if not users:
         return None
     parts = []
     for name in names:
-        view = RunView.of(inputs.context, inputs.runs[name], inputs.qrels)
-        rated = int(inputs.qrels.n_judged()[view.users].sum())
-        have = int(prediction_errors(view)[1].sum())
+        rated, have = (counts[name] if counts is not None
+                       else predicted_counts(inputs.runs[name], inputs.qrels, inputs.context))  # type: ignore[union-attr]
         if have < rated:
             parts.append(f"{name}: {rated - have} of {rated}")
     if not parts:

@@ -26,7 +26,7 @@ from recdiv.data.formats import iter_qrels, iter_run, read_run
 from recdiv.data.qrels import Qrels
 from recdiv.data.rankings import PAD, Rankings
 from recdiv.data.vocab import Vocab
-from recdiv.errors import ConfigError, RecdivError
+from recdiv.errors import ConfigError, DataError, RecdivError
 from recdiv.eval.context import EvalContext
 from recdiv.eval.evaluate import Evaluation
 from recdiv.eval.ingest import (
@@ -34,6 +34,7 @@ from recdiv.eval.ingest import (
     SPILL_BYTES_PER_LINE,
     Encoder,
     Folder,
+    block_rows,
     encoded,
     estimated_lines,
     free_space,
@@ -45,7 +46,16 @@ from recdiv.eval.ingest import (
     temporary_folder,
     write_vocab,
 )
-from recdiv.eval.io import RunCoverage, RunSources, coverage_counts, named_runs, parse_rating_scale
+from recdiv.eval.io import (
+    RunCoverage,
+    RunSources,
+    coverage_counts,
+    iter_predictions,
+    named_runs,
+    parse_rating_scale,
+    predicted_counts,
+    run_names,
+)
 from recdiv.eval.measure import Measure, PairwiseMeasure
 from recdiv.eval.partial import merge
 
@@ -75,6 +85,8 @@ class Job:
     previous: str | None = None
     input_format: str | None = None
     item_groups: str | None = None
+    predictions: tuple[str, ...] = ()  # the runs read from rating-prediction files (`--predictions`)
+    sources: dict = field(default_factory=dict)  # run -> where it was read from (for messages)
 
 
 @dataclass
@@ -87,6 +99,7 @@ class Part:
     states: dict[str, dict[str, object]] = field(default_factory=dict)
     coverage: dict[str, np.ndarray] = field(default_factory=dict)  # listed, matched, unjudged, outside, example
     n_judged: int = 0  # users with a judgment
+    predicted: dict[str, tuple[int, int]] = field(default_factory=dict)  # `recdiv.eval.io.predicted_counts`
 
 
 class Worker:
@@ -124,12 +137,27 @@ class Worker:
         """The lists of a run for the users of some partitions, as wide as the whole run's (numpy's sums along a
         row depend on its length)."""
         u, i, s = _concat(self.folder.read(run, p) for p in parts)
-        rk = Rankings.from_arrays(self.user_dense[u], self.item_dense[i], s, self.users, self.items)
+        try:
+            rk = Rankings.from_arrays(self.user_dense[u], self.item_dense[i], s, self.users, self.items)
+        except ValueError as e:
+            raise self._repeated(run, u, i) or e from None
         extra = int(self.job.widths[run]) - rk.k
         if extra > 0:
             rk = Rankings(rk.users, np.pad(rk.items, ((0, 0), (0, extra)), constant_values=PAD),
                           np.pad(rk.scores, ((0, 0), (0, extra)), constant_values=np.nan), self.users, self.items)
         return rk
+
+    def _repeated(self, run: str, users: np.ndarray, items: np.ndarray) -> DataError | None:
+        """The error for a (user, item) pair a run lists twice in places of its file that the first pass read
+        in different blocks (a repeat within a block is found there, with its line), or None."""
+        keys, counts = np.unique(users.astype(np.int64) << 32 | items.astype(np.int64), return_counts=True)
+        if not (counts > 1).any():
+            return None
+        key = int(keys[counts > 1][0])
+        user, item = self.users.id_of(self.user_dense[key >> 32]), self.items.id_of(self.item_dense[key & 0xFFFFFFFF])
+        what = "prediction" if run in self.job.predictions else "item in a user's ranking"
+        return DataError(f"duplicate {what} (user {str(user)!r}, item {str(item)!r}), in two places of the file",
+                         self.job.sources.get(run, run))
 
     def evaluate(self, parts: list[int]) -> Part:
         ctx = self.context
@@ -151,6 +179,8 @@ class Worker:
                     else:
                         out.states[name][key] = m.block_state(run, qrels, ctx)
                 out.coverage[name] = coverage_counts(run, qrels, ctx)
+                if name in self.job.predictions and any(m.FAMILY == "rating" for m in self.measures):
+                    out.predicted[name] = predicted_counts(run, qrels, ctx)
             out.n_judged = int((qrels.n_judged() > 0).sum())
         finally:
             for obj in (qrels, *runs.values()):
@@ -214,9 +244,9 @@ class _Widths:
 
 def ingest_all(qrels, runs: dict, *, threshold: float, population: str, scale, train, aspects, previous,
                input_format, folder: Path, n_parts: int, measures: list[str], baseline,
-               item_groups=None) -> Ingested:
-    """Read every input once into the folder (qrels and runs by blocks of whole users, the context files whole);
-    the vocabularies and code maps beside them."""
+               item_groups=None, rows: int = 1 << 20, predictions: dict | None = None) -> Ingested:
+    """Read every input once into the folder (qrels, runs and rating `predictions` {name: file} by blocks of
+    whole users, the context files whole); the vocabularies and code maps beside them. `rows`: rows per block."""
     from recdiv.data.textio import parse_interactions_tsv, parse_item_aspects_tsv
     from recdiv.data.vocab import Vocab
     from recdiv.eval.catalog import parse_measures
@@ -226,19 +256,26 @@ def ingest_all(qrels, runs: dict, *, threshold: float, population: str, scale, t
     users, items = Encoder(), Encoder()
     top = -np.inf
     judged = []  # the users of the qrels (codes), for the check of the base lists
-    for table, codes, item_codes in prefetched(encoded(iter_qrels(qrels, format=input_format), users, items)):
+    for table, codes, item_codes in prefetched(encoded(iter_qrels(qrels, format=input_format, rows=rows), users,
+                                                       items)):
         check_scale(table, "grade", scale)
         if len(table):
             top = max(top, float(table["grade"].max()))
         judged.append(np.unique(codes))
         store.append("qrels", codes, item_codes, table["grade"])
     widths = {}
-    for name, source in runs.items():
+    predictions = predictions or {}
+    sources = [(name, iter_run(source, format=input_format, rows=rows)) for name, source in runs.items()]
+    sources += [(name, iter_predictions(path, rows)) for name, path in predictions.items()]
+    for name, blocks in sources:
         widths[name] = _Widths()
-        for table, codes, item_codes in prefetched(encoded(iter_run(source, format=input_format), users, items)):
+        for table, codes, item_codes in prefetched(encoded(blocks, users, items)):
             widths[name].add(codes)
             store.append(name, codes, item_codes, table["score"])
     store.flush()
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()  # the readers' blocks: its allocator would keep them otherwise
     tt = parse_interactions_tsv(train) if train is not None else None
     at = parse_item_aspects_tsv(aspects) if aspects is not None else None
     gt = parse_item_aspects_tsv(item_groups) if item_groups is not None else None
@@ -256,10 +293,11 @@ def ingest_all(qrels, runs: dict, *, threshold: float, population: str, scale, t
         check_previous(parse_measures(measures), context.previous,
                        np.unique(user_vocab.lookup(user_ids[np.concatenate(judged)])), previous, "users of the qrels")
     r_max = None if top == -np.inf else top
-    job = Job(str(folder), n_parts, tuple(store.inputs), dict(store.lines), tuple(runs), tuple(measures), baseline,
-              float(threshold), population, scale, r_max, {n: w.longest() for n, w in widths.items()},
+    job = Job(str(folder), n_parts, tuple(store.inputs), dict(store.lines), (*runs, *predictions), tuple(measures),
+              baseline, float(threshold), population, scale, r_max, {n: w.longest() for n, w in widths.items()},
               *(None if x is None else str(x) for x in (train, aspects, previous)), input_format,
-              None if item_groups is None else str(item_groups))
+              None if item_groups is None else str(item_groups), tuple(predictions),
+              {n: str(src) for n, src in (*runs.items(), *predictions.items()) if isinstance(src, str | Path)})
     if scale is not None:
         source = (float(scale[1]), "the declared rating scale")
     elif r_max is not None:
@@ -373,7 +411,7 @@ def write_part(part: Part, path: Path) -> Part:
     pq.write_table(pa.table(cols), tmp)
     tmp.replace(path)  # a task retried after a crash rewrites the whole file
     return Part(part.users, {run: dict.fromkeys(v, str(path)) for run, v in part.values.items()}, part.states,
-                part.coverage, part.n_judged)
+                part.coverage, part.n_judged, part.predicted)
 
 
 def read_part(part: Part) -> Part:
@@ -383,7 +421,7 @@ def read_part(part: Part) -> Part:
     paths = {p for v in part.values.values() for p in v.values()}
     table = pq.read_table(paths.pop()) if paths else None
     values = {run: {m: table.column(f"{run}\t{m}").to_numpy() for m in v} for run, v in part.values.items()}
-    return Part(part.users, values, part.states, part.coverage, part.n_judged)
+    return Part(part.users, values, part.states, part.coverage, part.n_judged, part.predicted)
 
 
 def run_lines(runs: RunSources, input_format: str | None = None) -> int:
@@ -416,6 +454,7 @@ class Streamed:
     n_judged: int
     n_parts: int
     n_groups: int
+    predicted: dict[str, tuple[int, int]] = field(default_factory=dict)  # `recdiv.eval.io.predicted_counts`
 
 
 def evaluate_stream(
@@ -427,6 +466,7 @@ def evaluate_stream(
     aspects=None,
     item_groups=None,
     previous=None,
+    predictions=(),
     threshold: float | None = None,
     population: str | None = None,
     scale=None,
@@ -441,7 +481,8 @@ def evaluate_stream(
     partitions by user (temporary files in `workdir`), the partitions are evaluated in groups that fit the budget —
     here (`backend="local"`) or as tasks on the Ray cluster at RAY_ADDRESS (`backend="ray"`, `workdir` on storage
     every node sees) — and their results merged. The numbers are those of `recdiv.eval.io.evaluate_files`.
-    `partitions` fixes the number of partitions, each then evaluated alone (tests, tuning)."""
+    `predictions`: rating-prediction files, evaluated as runs (as in `evaluate_files`). `partitions` fixes the
+    number of partitions, each then evaluated alone (tests, tuning)."""
     from recdiv.eval.catalog import parse_measures
     from recdiv.eval.io import baseline_name
 
@@ -454,13 +495,17 @@ def evaluate_stream(
     ms = parse_measures([measures] if isinstance(measures, str) else measures)
     sources = named_runs(runs)
     paths = list(sources) if isinstance(runs, dict) else list(runs)
-    baseline = baseline_name(baseline, paths, list(sources))
+    predicted = dict(zip(run_names(list(predictions)) if isinstance(runs, dict)
+                         else run_names([*paths, *predictions])[len(paths):], predictions))
+    for twice in set(predicted) & set(sources):
+        raise ConfigError(f"{twice}: the same run is given twice; give each run once")
+    baseline = baseline_name(baseline, [*paths, *predicted.values()], [*sources, *predicted])
     for m in ms:
         if isinstance(m, PairwiseMeasure) and baseline is None:
             raise ConfigError(f"{m} compares two runs: name the run to compare the others with (--baseline RUN)")
     scale = parse_rating_scale(scale)
     threshold = 4.0 if threshold is None else float(threshold)
-    lines = run_lines(sources, input_format)
+    lines = run_lines(sources, input_format) + run_lines(list(predicted.values()), "trec")
     if partitions is None:
         n_parts = partitions_for(lines, budget)
     elif partitions < 1:
@@ -477,7 +522,7 @@ def evaluate_stream(
         ing = ingest_all(qrels, sources, threshold=threshold, population=population, scale=scale, train=train,
                          aspects=aspects, previous=previous, input_format=input_format, folder=folder,
                          n_parts=n_parts, measures=[str(m) for m in ms], baseline=baseline,
-                         item_groups=item_groups)
+                         item_groups=item_groups, rows=block_rows(budget), predictions=predicted)
         for m in ms:
             m._check_context(ing.context)
         store = Folder(folder, n_parts, list(ing.job.inputs), dict(ing.job.lines))
@@ -495,8 +540,10 @@ def evaluate_stream(
         evaluation, coverages = merge_parts(parts, ing.job, ms, ing.users, len(ing.items))
     finally:
         remove_folder(folder)
+    counts = {name: tuple(int(sum(p.predicted[name][j] for p in parts)) for j in (0, 1)) for name in predicted
+              if any(name in p.predicted for p in parts)}
     return Streamed(evaluation, coverages, ing.context, ing.users, ing.r_max, sum(p.n_judged for p in parts),
-                    n_parts, len(groups))
+                    n_parts, len(groups), counts)  # type: ignore[arg-type]
 
 
 __all__ = ["BACKENDS", "Job", "Part", "Streamed", "Worker", "evaluate_stream"]

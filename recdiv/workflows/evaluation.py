@@ -83,10 +83,12 @@ def evaluate_inputs(command: str, qrels, runs: list[str], measures: list,
     if chosen is not None:  # the tool's threshold and population where the options do not set them
         options = replace(options, rel_threshold=chosen.threshold if options.rel_threshold is None
                           else options.rel_threshold, population=options.population or chosen.population)
-    simple = not options.subtopics and not options.predictions and not options.stochastic
-    if options.backend == "ray" and not simple:
+    if options.backend == "ray" and (options.subtopics or options.predictions or options.stochastic):
         raise ConfigError("--backend ray evaluates runs against qrels: not --subtopics, --predictions or --stochastic")
-    if simple and streaming_needed(runs, options.memory, options.backend, options.input_format):
+    if not options.stochastic and streaming_needed([*runs, *options.predictions], options.memory, options.backend,
+                                                   options.input_format):
+        if options.subtopics:
+            raise ConfigError(in_memory_only(runs, options.memory, options.input_format))
         done = _streamed(command, options, qrels, runs, measures)
     else:
         done = _in_memory(command, options, qrels, runs, measures)
@@ -120,7 +122,7 @@ def _in_memory(command: str, o: EvalOptions, qrels, runs, measures) -> Evaluated
 def _streamed(command: str, o: EvalOptions, qrels, runs, measures) -> Evaluated:
     from recdiv.data.export_record import recorded_threshold
     from recdiv.eval.groups import group_labels
-    from recdiv.eval.io import EvalInputs, max_grade_note, missing_input
+    from recdiv.eval.io import EvalInputs, max_grade_note, missing_input, unpredicted_note
     from recdiv.eval.stream import evaluate_stream
 
     for m in measures:
@@ -131,22 +133,36 @@ def _streamed(command: str, o: EvalOptions, qrels, runs, measures) -> Evaluated:
     if threshold is None and (found := recorded_threshold(qrels)) is not None:
         threshold, record = found  # the threshold a `recdiv data export` folder records for its qrels
     s = evaluate_stream(qrels, runs, measures, train=o.train, aspects=o.aspects, item_groups=o.item_groups,
-                        previous=o.previous, threshold=threshold, population=o.population, scale=o.rating_scale,
-                        baseline=o.baseline, input_format=o.input_format, memory=o.memory, backend=o.backend,
-                        workdir=o.workdir)
+                        previous=o.previous, predictions=o.predictions, threshold=threshold, population=o.population,
+                        scale=o.rating_scale, baseline=o.baseline, input_format=o.input_format, memory=o.memory,
+                        backend=o.backend, workdir=o.workdir)
     if not any(c.evaluated for c in s.coverages):  # as `recdiv.eval.io.check_population` in memory
         where = f" (from {record})" if record is not None else ""
         raise ConfigError(f"{qrels}: no user has a relevant item at --rel-threshold {s.context.threshold:g}{where}: "
                           "a mean over 0 users is no number; a lower --rel-threshold counts more grades as relevant")
-    note = max_grade_note(measures, EvalInputs(None, {}, s.context), qrels, r_max=s.r_max)  # type: ignore[arg-type]
-    if note:
-        print(note, file=sys.stderr)
+    for note in (max_grade_note(measures, EvalInputs(None, {}, s.context), qrels, r_max=s.r_max),  # type: ignore[arg-type]
+                 unpredicted_note(measures, None, s.predicted, s.predicted)):
+        if note:
+            print(note, file=sys.stderr)
     users = s.evaluation.users
 
     def labels(spec: str) -> np.ndarray:
         return group_labels(spec, users, train=s.context.train, user_index=s.users.lookup(users))
 
     return Evaluated(command, s.evaluation, s.context, s.coverages, s.n_judged, labels, record=record)
+
+
+def in_memory_only(runs: list[str], memory: str, input_format: str | None = None) -> str:
+    """The error for subtopic runs larger than the budget: they are evaluated in memory only (docs/scale.md says
+    why), and the budget that would hold them."""
+    from recdiv.eval.ingest import BASE_MEMORY, IN_MEMORY_BYTES_PER_LINE
+    from recdiv.eval.stream import run_lines
+
+    lines = run_lines(runs, input_format)
+    need = -(-(BASE_MEMORY + lines * IN_MEMORY_BYTES_PER_LINE) // (1 << 30))
+    return (f"--subtopics: the runs hold about {lines:,} lines, more than --memory {memory} holds at once, and runs "
+            "judged by subtopics are evaluated in memory only (each topic's documents are items of their own, so "
+            f"the ids grow with the runs): give --memory {need}G or more, or evaluate fewer runs at a time")
 
 
 def _n(count: int, what: str) -> str:

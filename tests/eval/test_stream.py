@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from recdiv.errors import ConfigError
 from recdiv.eval.io import evaluate_files
 from recdiv.eval.measure import MEASURES
 from recdiv.eval.stream import evaluate_stream
@@ -161,7 +162,6 @@ def test_streamed_inputs_through_every_door(tmp_path):
 
 
 def test_budget_parsing_and_errors(tmp_path):
-    from recdiv.errors import ConfigError
     from recdiv.eval.ingest import parse_memory
 
     assert parse_memory("1G") == 1 << 30 and parse_memory("512M") == 512 << 20 and parse_memory("1.5GiB") == 3 << 29
@@ -175,15 +175,88 @@ def test_budget_parsing_and_errors(tmp_path):
         evaluate_stream(paths["qrels.txt"], [paths["run.txt"]], ["AP"], backend="spark")
 
 
+def _predictions(folder, seed: int, n_users: int = 40, n_items: int = 30):
+    """Qrels with ratings, rating predictions with users in several places of the file (a shuffled file) and some
+    test ratings unpredicted, and a run."""
+    rng = np.random.default_rng(seed)
+    q, p, r = [], [], []
+    for u in range(n_users):
+        for i in rng.choice(n_items, int(rng.integers(1, 10)), replace=False):
+            g = int(rng.integers(1, 6))
+            q.append((f"u{u}", f"i{i}", g))
+            if rng.random() < 0.8:
+                p.append((f"u{u}", f"i{i}", round(g + rng.normal(0, 1), 3)))
+        p += [(f"u{u}", f"x{j}", 3.0) for j in range(int(rng.integers(0, 3)))]  # items outside the test set
+        r += [(f"u{u}", f"i{i}", k + 1, float(-k)) for k, i in enumerate(rng.choice(n_items, 6, replace=False))]
+    order = rng.permutation(len(p))
+    paths = {name: folder / name for name in ("qrels.txt", "model.pred", "run.txt")}
+    paths["qrels.txt"].write_text("".join(f"{u} 0 {i} {g}\n" for u, i, g in q))
+    paths["model.pred"].write_text("".join("{}\t{}\t{!r}\n".format(*p[j]) for j in order))
+    paths["run.txt"].write_text("".join(f"{u} Q0 {i} {k} {s!r} t\n" for u, i, k, s in r))
+    return paths
+
+
+@pytest.mark.parametrize("population", ["judged", "relevant"])
+def test_predictions_streamed_in_many_partitions_equal_in_memory(tmp_path, monkeypatch, population):
+    """Rating predictions (`--predictions`) go through the first pass like a run (read in blocks, partitioned by
+    user): RMSE, MAE and the rank measures over them equal `evaluate_files`' bit for bit, named as there."""
+    paths = _predictions(tmp_path, 3)
+    measures = ["RMSE", "MAE", "nDCG@5", "P@3", "Spearman", "FCP", "AggregateDiversity"]
+    monkeypatch.setattr("recdiv.eval.stream.block_rows", lambda memory: 7)  # many blocks, users cut between them
+    for runs in ([paths["run.txt"]], {"mine": paths["run.txt"]}):
+        memory = evaluate_files(paths["qrels.txt"], runs, measures, predictions=[paths["model.pred"]],
+                                population=population)
+        streamed = evaluate_stream(paths["qrels.txt"], runs, measures, predictions=[paths["model.pred"]],
+                                   population=population, partitions=6)
+        assert streamed.evaluation.runs == (*(runs if isinstance(runs, dict) else ["run"]), "model")
+        _same(streamed.evaluation, memory)
+        assert streamed.predicted["model"][1] < streamed.predicted["model"][0]  # some test ratings unpredicted
+    with pytest.raises(ConfigError, match="model: the same run is given twice"):
+        evaluate_stream(paths["qrels.txt"], {"model": paths["run.txt"]}, measures, predictions=[paths["model.pred"]])
+
+
+def test_cli_streams_predictions_and_says_the_same(tmp_path, capsys, monkeypatch):
+    import recdiv.eval.ingest as ingest
+
+    paths = _predictions(tmp_path, 4)
+    argv = ["eval", str(paths["qrels.txt"]), "--predictions", str(paths["model.pred"]), "-m", "RMSE", "MAE",
+            "nDCG@5", "--format", "json"]
+    memory = _cli(argv, capsys)
+    monkeypatch.setattr(ingest, "IN_MEMORY_BYTES_PER_LINE", 1 << 30)  # anything is too large to hold at once
+    monkeypatch.setattr("recdiv.eval.stream.partitions_for", lambda lines, memory: 5)
+    streamed = _cli([*argv, "--memory", "200M"], capsys)
+    assert streamed[0] == memory[0] == 0 and without_provenance(streamed[1]) == without_provenance(memory[1])
+    assert streamed[2] == memory[2] and "evaluated test ratings have none" in memory[2]
+    bad = tmp_path / "bad.pred"
+    bad.write_text("u1\ti1\t3.5\nu2\ti1\t4\nu1\ti1\t4\n")  # u1 twice, apart
+    assert _cli(["eval", str(paths["qrels.txt"]), "--predictions", str(bad), "-m", "RMSE", "--memory", "200M"],
+                capsys)[2] == (f"recdiv: error: {bad}: duplicate prediction (user 'u1', item 'i1'), in two "
+                              "places of the file\n")
+
+
+def test_subtopic_runs_over_the_budget_are_refused_in_one_line(tmp_path, capsys, monkeypatch):
+    """Subtopic qrels make each topic's documents items of their own: such runs are evaluated in memory only, and
+    a run over the budget is refused with one line naming the budget that holds it (docs/scale.md)."""
+    import recdiv.eval.ingest as ingest
+
+    (tmp_path / "sub.qrels").write_text("1 1 d1 1\n1 2 d2 1\n2 1 d1 1\n")
+    (tmp_path / "a.run").write_text("1 Q0 d1 1 2.0 a\n1 Q0 d2 2 1.0 a\n2 Q0 d1 1 1.0 a\n")
+    argv = ["eval", "--subtopics", str(tmp_path / "sub.qrels"), str(tmp_path / "a.run"), "-m", "alpha-nDCG@5"]
+    assert _cli(argv, capsys)[0] == 0
+    monkeypatch.setattr(ingest, "IN_MEMORY_BYTES_PER_LINE", 1 << 30)
+    code, out, err = _cli([*argv, "--memory", "1G"], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("recdiv: error: --subtopics: the runs hold about 3 lines, more than --memory 1G holds at "
+                          "once, and runs judged by subtopics are evaluated in memory only") and "--memory 4G" in err
+
+
 def test_first_pass_in_small_blocks_equals_in_memory(tmp_path, monkeypatch):
     """Blocks of 7 rows (users cut between blocks; Parquet batches sharing their row group's dictionary, whose
     labels are then reused unchecked), the partitions' files written after every block, the reader a block ahead
     in its own thread: the same values; a bad line of a late block is still named by its number."""
-    import functools
-
     import recdiv.eval.ingest as ingest
     import recdiv.eval.stream as stream
-    from recdiv.data.formats import convert, iter_qrels, iter_run
+    from recdiv.data.formats import convert
     from recdiv.errors import DataError
 
     paths = _write(tmp_path, 3, n_users=40, n_items=25, k=10, shuffle=False)
@@ -191,8 +264,7 @@ def test_first_pass_in_small_blocks_equals_in_memory(tmp_path, monkeypatch):
     convert(paths["qrels.txt"], tmp_path / "qrels.parquet")
     measures = ["P@5", "nDCG", "RR", "Gini(disc=log)", "AggregateDiversity"]
     monkeypatch.setattr(ingest, "FLUSH_BYTES", 1)
-    monkeypatch.setattr(stream, "iter_run", functools.partial(iter_run, rows=7))
-    monkeypatch.setattr(stream, "iter_qrels", functools.partial(iter_qrels, rows=7))
+    monkeypatch.setattr(stream, "block_rows", lambda memory: 7)
     for qrels, run in [(tmp_path / "qrels.parquet", tmp_path / "run.parquet"), (paths["qrels.txt"], paths["run.txt"])]:
         base = evaluate_files(qrels, {"run": run}, measures)
         _same(evaluate_stream(qrels, {"run": run}, measures, partitions=4).evaluation, base)
