@@ -15,7 +15,9 @@ and Parquet (`recdiv convert`'s layout), 20 judgments per user, 3,706 items with
     python bench/bench_scale.py --users 100000 [--repeat 3] [--trec-eval] [--skip-ranx] [--ray] [--per-shard]
     python bench/bench_scale.py --users 1000000 --skip-ranx          # 10^8 lines (~4 GB of text, 1 GB Parquet)
 
-Wall time, CPU time (user + system) and peak resident memory (GNU time) of each command, medians of --repeat runs,
+Wall time, CPU time (user + system), peak resident memory of the largest process (GNU time) and peak memory of the
+whole process tree (the sum of its processes' PSS, sampled every 0.2 s: the forked evaluation processes included)
+of each command, medians of --repeat runs,
 and the 1-minute load average before and after each row: the machine is shared, so the ratios (paired in one run)
 are the figures to quote. The in-memory rows are left out above 3·10⁷ lines (they would need ~140 bytes a line).
 --per-shard also prints the measured cost of the streaming stages (first pass per line, evaluation per line), from
@@ -30,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _files import CACHE, GRADE_SHARES
 
 REPO = Path(__file__).resolve().parents[1]
-TOOLS = REPO.parent / "shared" / "tools"
+TOOLS = Path(os.environ.get("RECDIV_TOOLS", REPO.parent / "shared" / "tools"))
 PY = sys.executable
 ACCURACY = ["P@100", "Recall@100", "AP@100", "nDCG@100", "RR"]
 IN_MEMORY = "64G"  # a budget every run here fits: the in-memory path
@@ -105,21 +108,49 @@ def make_files(n_users: int, depth: int = 100, judged: int = 20, n_items: int = 
     return paths
 
 
-def measure(cmd: list[str], repeat: int, env: dict) -> tuple[float, float, float, str]:
-    """(median wall s, median CPU s, median peak RSS MB, last stderr) of `cmd` run `repeat` times."""
-    walls, cpus, peaks, err = [], [], [], ""
+def tree_pss(pid: int) -> float:
+    """Proportional set size (MB) of process `pid` and all its descendants: the memory of the whole process tree
+    (forked evaluation processes included; pages they share with their parent counted once)."""
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        procs = [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return 0.0
+    total = 0
+    for proc in procs:
+        try:
+            total += proc.memory_full_info().pss
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            pass
+    return total / 2**20
+
+
+def measure(cmd: list[str], repeat: int, env: dict) -> tuple[float, float, float, float, str]:
+    """(median wall s, median CPU s, median peak RSS MB of the largest process (GNU time), median peak of the
+    whole process tree's PSS in MB (sampled every 0.2 s), last stderr) of `cmd` run `repeat` times."""
+    walls, cpus, peaks, trees, err = [], [], [], [], ""
     for _ in range(repeat):
-        with tempfile.NamedTemporaryFile("r", suffix=".time") as out:
-            proc = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", "-o", out.name, *cmd],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+        with tempfile.NamedTemporaryFile("r", suffix=".time") as out, tempfile.TemporaryFile("w+") as errors:
+            proc = subprocess.Popen(["/usr/bin/time", "-f", "%e %U %S %M", "-o", out.name, *cmd],
+                                    stdout=subprocess.DEVNULL, stderr=errors, text=True, env=env)
+            tree = 0.0
+            while proc.poll() is None:
+                tree = max(tree, tree_pss(proc.pid))
+                time.sleep(0.2)
+            errors.seek(0)
+            stderr = errors.read()
             if proc.returncode != 0:
-                raise SystemExit(f"failed: {' '.join(cmd)}\n{proc.stderr[-2000:]}")
+                raise SystemExit(f"failed: {' '.join(cmd)}\n{stderr[-2000:]}")
             wall, user, system, kb = out.read().split()[-4:]
         walls.append(float(wall))
         cpus.append(float(user) + float(system))
         peaks.append(int(kb) / 1024)
-        err = proc.stderr
-    return statistics.median(walls), statistics.median(cpus), statistics.median(peaks), err
+        trees.append(tree)
+        err = stderr
+    median = statistics.median
+    return median(walls), median(cpus), median(peaks), median(trees), err
 
 
 def load() -> str:
@@ -177,10 +208,11 @@ def main(argv: list[str] | None = None) -> int:
 
     def row(task, who, cmd, repeat=args.repeat, run_env=env):
         before = os.getloadavg()[0]
-        wall, cpu, peak, err = measure(cmd, repeat, run_env)
-        rows.append((task, who, wall, cpu, peak, f"{before:.1f}-{os.getloadavg()[0]:.1f}"))
+        wall, cpu, peak, tree, err = measure(cmd, repeat, run_env)
+        rows.append((task, who, wall, cpu, peak, tree, f"{before:.1f}-{os.getloadavg()[0]:.1f}"))
         extra = next((x for x in err.splitlines() if x.startswith("evaluate ")), "")
-        print(f"  {task:<30} {who:<28} {wall:8.2f} s {cpu:8.2f} s CPU {peak:8.0f} MB  {load()} {extra}", flush=True)
+        print(f"  {task:<30} {who:<28} {wall:8.2f} s {cpu:8.2f} s CPU {peak:8.0f} MB  tree {tree:6.0f} MB  "
+              f"{load()} {extra}", flush=True)
 
     recdiv = [PY, "-m", "recdiv", "eval"]
     text, parquet = [str(paths["qrels.txt"]), str(paths["run.txt"])], [str(paths["qrels.parquet"]),
@@ -219,9 +251,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.per_shard:
         per_shard(paths, env, lines)
     print(f"after: {load()}\n")
-    print("| task | tool | wall s | CPU s | peak MB | load (1 min) |\n|---|---|---:|---:|---:|---|")
-    for task, who, wall, cpu, peak, during in rows:
-        print(f"| {task} | {who} | {wall:.2f} | {cpu:.2f} | {peak:.0f} | {during} |")
+    print("| task | tool | wall s | CPU s | peak MB | tree MB | load (1 min) |\n|---|---|---:|---:|---:|---:|---|")
+    for task, who, wall, cpu, peak, tree, during in rows:
+        print(f"| {task} | {who} | {wall:.2f} | {cpu:.2f} | {peak:.0f} | {tree:.0f} | {during} |")
     return 0
 
 

@@ -288,9 +288,9 @@ def test_groups_evaluated_by_forked_processes_and_a_killed_one(tmp_path, monkeyp
     from recdiv.errors import RecdivError
 
     paths = _write(tmp_path, 9, n_users=40, n_items=25, k=10, shuffle=True)
-    measures = ["P@5", "nDCG", "alpha-nDCG@5", "Gini(disc=log)", "EILD"]
+    measures = ["P@5", "nDCG", "Gini(disc=log)", "EPC"]
     runs = {"run": paths["run.txt"]}
-    ctx = dict(train=paths["train.tsv"], aspects=paths["aspects.tsv"])
+    ctx = dict(train=paths["train.tsv"])
     forked = evaluate_stream(paths["qrels.txt"], runs, measures, partitions=5, **ctx)
     monkeypatch.setattr(stream, "PROCESSES", 1)
     _same(forked.evaluation, evaluate_stream(paths["qrels.txt"], runs, measures, partitions=5, **ctx).evaluation)
@@ -307,6 +307,28 @@ def test_groups_evaluated_by_forked_processes_and_a_killed_one(tmp_path, monkeyp
     with pytest.raises(RecdivError, match="ended abruptly"):
         evaluate_stream(paths["qrels.txt"], runs, measures, partitions=5, workdir=tmp_path / "work", **ctx)
     assert list((tmp_path / "work").iterdir()) == []
+
+
+def test_measures_over_aspects_are_evaluated_in_one_process(tmp_path, monkeypatch):
+    """Measures that read the aspects (intent-aware, diversity over aspects) keep their groups in this process, one
+    at a time: their per-user tables are not in the budget's per-line cost; the others use two processes."""
+    import recdiv.eval.stream as stream
+
+    paths = _write(tmp_path, 4, n_users=30, n_items=25, k=8, shuffle=False)
+    seen, real = [], stream._evaluate_here
+
+    def spy(ing, groups, processes):
+        seen.append(processes)
+        return real(ing, groups, processes)
+
+    monkeypatch.setattr(stream, "_evaluate_here", spy)
+    monkeypatch.setattr(stream, "PROCESSES", 2)
+    runs = {"run": paths["run.txt"]}
+    ia = evaluate_stream(paths["qrels.txt"], runs, ["P@5", "alpha-nDCG@5"], partitions=3, aspects=paths["aspects.tsv"])
+    evaluate_stream(paths["qrels.txt"], runs, ["P@5", "nDCG"], partitions=3, aspects=paths["aspects.tsv"])
+    assert seen == [1, 2]
+    in_memory = evaluate_files(paths["qrels.txt"], runs, ["P@5", "alpha-nDCG@5"], aspects=paths["aspects.tsv"])
+    _same(ia.evaluation, in_memory)
 
 
 @pytest.mark.parametrize("error", [OSError(28, "No space left on device"), OSError("6000 requested and 1328 written")])
