@@ -97,3 +97,20 @@ def test_meta_text_and_errors(ml100k_runs, capsys):
     assert main(["meta", str(d / "test.qrels"), runs[0], "-m", "nDCG@10", "--analysis", "dp"]) == 2
     assert "at least two systems" in capsys.readouterr().err
     assert main(["meta", str(d / "test.qrels"), *runs, "-m", "nDCG@10", "--sparsity-levels", "0,1"]) == 2
+
+
+def test_mean_tau_is_na_when_undefined_at_every_level():
+    """Two systems whose means tie give τ_b = nan at every degraded level: the summary says n/a (and why) rather
+    than printing nan with NumPy's 'Mean of empty slice' warning on the terminal."""
+    import warnings
+
+    import numpy as np
+
+    from recdiv.eval.meta.study import NA_NOTE, TAU_NOTE, _mean_tau
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _mean_tau(np.array([1.0, np.nan, np.nan])) == "n/a"
+        assert _mean_tau(np.array([1.0, 0.5, np.nan, 0.25])) == "0.375"
+        assert _mean_tau(np.array([1.0])) == "1.000"
+    assert NA_NOTE.strip().startswith("n/a") and TAU_NOTE.endswith(".")

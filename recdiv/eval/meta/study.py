@@ -47,6 +47,16 @@ from recdiv.eval.plots import perturbation_chart, pvalue_chart, robustness_chart
 
 ANALYSES = ("dp", "asl", "sparsity", "popularity", "perturbation")
 TAU_NOTE = "mean τ: Kendall τ_b against the full test set, averaged over the degraded levels."
+NA_NOTE = " n/a: τ_b is undefined at every level (the systems' means tie)."
+
+
+def _mean_tau(taus: np.ndarray) -> str:
+    """The mean τ_b over the degraded levels (taus[1:]; taus[0] is the full test set's), or "n/a" when τ_b is
+    undefined at every level (the systems' means tie)."""
+    rest = np.asarray(taus[1:], dtype=float)
+    if len(rest) == 0:
+        return f"{1.0:.3f}"
+    return "n/a" if np.isnan(rest).all() else f"{np.nanmean(rest):.3f}"
 DEFAULT_ANALYSES = ("dp", "asl", "sparsity", "popularity")
 
 
@@ -117,7 +127,7 @@ class MetaStudy:
             if curve is not None:
                 head.append(f"mean τ {name}")
                 means = curve.mean
-                cols.append(lambda m, means=means: f"{np.nanmean(means[m][1:]) if len(means[m]) > 1 else 1.0:.3f}")
+                cols.append(lambda m, means=means: _mean_tau(means[m]))
         return head, ([[m, *(c(m) for c in cols)] for m in self.measures] if cols else [])
 
     def perturbation_summary(self) -> list[tuple[str, list[str]]]:
@@ -131,6 +141,10 @@ class MetaStudy:
         n = len(self.systems)
         return f"{n} systems, {n * (n - 1) // 2} pairs: " + ", ".join(self.systems)
 
+    @staticmethod
+    def _tau_note(rows: list[list[str]]) -> str:
+        return TAU_NOTE + (NA_NOTE if any("n/a" in row for row in rows) else "")
+
     def to_text(self) -> str:
         lines = [self.pairs_line(), ""]
         head, rows = self.summary()
@@ -139,7 +153,7 @@ class MetaStudy:
             widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
             lines += ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
                       for r in rows]
-            lines.append(TAU_NOTE)
+            lines.append(self._tau_note(rows))
         for heading, items in self.perturbation_summary():
             lines += ["", heading, *(f"  {item}" for item in items)]
         return "\n".join(lines) + "\n"
@@ -155,7 +169,7 @@ class MetaStudy:
             body = "".join("<tr>" + f"<td>{html(r[0])}</td>" + "".join(f"<td class='num'>{html(c)}</td>" for c in r[1:])
                            + "</tr>" for r in rows)
             parts.append(f"<div class='table-wrap'><table class='pairs'><thead><tr>{cells}</tr></thead>"
-                         f"<tbody>{body}</tbody></table></div><p class='note'>{html(TAU_NOTE)}</p>")
+                         f"<tbody>{body}</tbody></table></div><p class='note'>{html(self._tau_note(rows))}</p>")
         for heading, items in self.perturbation_summary():
             parts.append(f"<h3>{html(heading)}</h3><ul>" + "".join(f"<li>{html(i)}</li>" for i in items) + "</ul>")
         return "".join(parts)
