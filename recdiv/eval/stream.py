@@ -521,12 +521,11 @@ def evaluate_stream(
     else:
         n_parts = int(partitions)
     folder = temporary_folder(workdir)
-    need = lines * SPILL_BYTES_PER_LINE
-    if free_space(folder) < need:
-        remove_folder(folder)
-        raise ConfigError(f"{folder.parent}: about {need / 2**30:.1f} GB of temporary files are needed, "
-                          f"{free_space(folder.parent) / 2**30:.1f} GB are free: give another folder (--workdir)")
-    try:
+    try:  # from the folder's creation on: a SIGTERM or Ctrl-C at any point removes it (`finally`)
+        need = lines * SPILL_BYTES_PER_LINE
+        if free_space(folder) < need:
+            raise ConfigError(f"{folder.parent}: about {need / 2**30:.1f} GB of temporary files are needed, "
+                              f"{free_space(folder.parent) / 2**30:.1f} GB are free: give another folder (--workdir)")
         ing = ingest_all(qrels, sources, threshold=threshold, population=population, scale=scale, train=train,
                          aspects=aspects, previous=previous, input_format=input_format, folder=folder,
                          n_parts=n_parts, measures=[str(m) for m in ms], baseline=baseline,

@@ -347,3 +347,13 @@ def test_a_full_disk_is_one_line_and_the_partitions_are_removed(tmp_path, capsys
     assert code == 2 and out == "" and err.count("\n") == 1
     assert err.startswith(f"recdiv: error: {tmp_path / 'work'}: the temporary partitions could not be written (")
     assert list((tmp_path / "work").iterdir()) == []
+
+
+def test_too_little_temporary_space_is_one_error_and_no_folder_left(tmp_path, monkeypatch):
+    import recdiv.eval.stream as stream
+
+    paths = _write(tmp_path, 3, n_users=10, n_items=20, k=4, shuffle=False)
+    monkeypatch.setattr(stream, "free_space", lambda path: 0)
+    with pytest.raises(ConfigError, match="temporary files are needed"):
+        evaluate_stream(paths["qrels.txt"], {"run": paths["run.txt"]}, ["P@5"], partitions=2, workdir=tmp_path / "w")
+    assert list((tmp_path / "w").iterdir()) == []
